@@ -1,0 +1,308 @@
+//! Builds the import form of a graph: one `func.func` whose arguments are the graph
+//! inputs, whose body holds a `torch.vtensor.literal` per initializer and a
+//! `torch.operator "onnx.X"` per node, and which returns the graph outputs.
+
+use std::collections::HashMap;
+
+use anyhow::{Context as _, Result, bail};
+use melior::Context;
+use melior::dialect::func;
+use melior::ir::ValueLike;
+use melior::ir::attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute};
+use melior::ir::block::BlockLike;
+use melior::ir::r#type::FunctionType;
+use melior::ir::{
+    Attribute, Block, Identifier, Location, Operation, Region, RegionLike, Type, Value,
+};
+
+use super::attributes::import_attribute;
+use super::meta::function_attributes;
+use super::shape_inference::{self, InferInput};
+use super::value_types::declared_type;
+use crate::dialect::ops;
+use crate::dialect::types::TensorType;
+use crate::onnx::node_label;
+use crate::onnx::proto::{GraphProto, NodeProto};
+use crate::onnx::tensor::{self, TensorData};
+use crate::onnx::validate::{ValidModel, canonical_domain};
+
+/// What the importer knows of one ONNX value name.
+struct Known {
+    ty: TensorType,
+    value: Option<TensorData>,
+}
+
+pub fn import_graph<'c>(context: &'c Context, model: &ValidModel) -> Result<Operation<'c>> {
+    let graph = model.graph();
+    let declared = declared_types(graph)?;
+    let initializers = decode_initializers(model)?;
+
+    let mut known: HashMap<&str, Known> = HashMap::new();
+    let mut arg_names = Vec::new();
+    let mut arg_types = Vec::new();
+    for input in &graph.input {
+        if initializers.contains_key(input.name.as_str()) {
+            continue;
+        }
+        let ty = declared[input.name.as_str()].clone();
+        if ty.dtype.is_none() {
+            bail!("graph input '{}' has no tensor type", input.name);
+        }
+        arg_types.push(ops::tensor_type(context, &ty)?);
+        arg_names.push(input.name.as_str());
+        known.insert(&input.name, Known { ty, value: None });
+    }
+    for (name, data) in &initializers {
+        let mut ty = TensorType::known(data.dtype, &data.dims);
+        if let Some(d) = declared.get(name) {
+            ty = d.merge(&ty).map_err(|e| {
+                anyhow::anyhow!("initializer '{name}' disagrees with its declared type: {e}")
+            })?;
+        }
+        known.insert(
+            name,
+            Known {
+                ty,
+                value: Some(data.clone()),
+            },
+        );
+    }
+
+    let region = Region::new();
+    let arg_locations: Vec<(Type, Location)> = arg_types
+        .iter()
+        .map(|&t| (t, Location::unknown(context)))
+        .collect();
+    let block = region.append_block(Block::new(&arg_locations));
+    let result_types = {
+        let mut body = Body {
+            context,
+            block: &block,
+            values: HashMap::new(),
+            none: None,
+        };
+        for (i, name) in arg_names.iter().enumerate() {
+            body.values.insert(name, block.argument(i)?.into());
+        }
+        for init in &graph.initializer {
+            let data = &initializers[init.name.as_str()];
+            let loc = Location::name(context, &init.name, Location::unknown(context));
+            let op = block.append_operation(
+                ops::vtensor_literal(context, data, loc)
+                    .with_context(|| format!("initializer '{}'", init.name))?,
+            );
+            body.values.insert(&init.name, op.result(0)?.into());
+        }
+        for &i in &model.order {
+            let node = &graph.node[i];
+            body.import_node(model, node, &declared, &mut known)
+                .with_context(|| node_label(node, i))?;
+        }
+        let mut results = Vec::new();
+        let mut result_types = Vec::new();
+        for out in &graph.output {
+            let v = body.values[out.name.as_str()];
+            results.push(v);
+            result_types.push(v.r#type());
+        }
+        block.append_operation(func::r#return(&results, Location::unknown(context)));
+        result_types
+    };
+
+    let name_dicts = |names: &mut dyn Iterator<Item = &str>| -> Attribute<'c> {
+        let dicts: Vec<Attribute> = names
+            .map(|n| {
+                DictionaryAttribute::new(
+                    context,
+                    &[(
+                        Identifier::new(context, "onnx.name"),
+                        StringAttribute::new(context, n).into(),
+                    )],
+                )
+                .into()
+            })
+            .collect();
+        ArrayAttribute::new(context, &dicts).into()
+    };
+    let mut attrs = function_attributes(context, model);
+    attrs.push((
+        Identifier::new(context, "arg_attrs"),
+        name_dicts(&mut arg_names.iter().copied()),
+    ));
+    attrs.push((
+        Identifier::new(context, "res_attrs"),
+        name_dicts(&mut graph.output.iter().map(|o| o.name.as_str())),
+    ));
+    let fn_name = if graph.name.is_empty() {
+        "main_graph"
+    } else {
+        &graph.name
+    };
+    let fn_type = FunctionType::new(context, &arg_types, &result_types);
+    Ok(func::func(
+        context,
+        StringAttribute::new(context, fn_name),
+        TypeAttribute::new(fn_type.into()),
+        region,
+        &attrs,
+        Location::unknown(context),
+    ))
+}
+
+/// Every type the model declares for a value: inputs, outputs and value_info.
+fn declared_types(graph: &GraphProto) -> Result<HashMap<&str, TensorType>> {
+    let mut declared: HashMap<&str, TensorType> = HashMap::new();
+    let lists = [
+        ("graph input", &graph.input),
+        ("graph output", &graph.output),
+        ("value", &graph.value_info),
+    ];
+    for (what, infos) in lists {
+        for info in infos {
+            let ty = declared_type(info).with_context(|| format!("{what} '{}'", info.name))?;
+            let merged = match declared.get(info.name.as_str()) {
+                Some(prev) => prev.merge(&ty).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{what} '{}' is declared twice with different types: {e}",
+                        info.name
+                    )
+                })?,
+                None => ty,
+            };
+            declared.insert(&info.name, merged);
+        }
+    }
+    Ok(declared)
+}
+
+fn decode_initializers(model: &ValidModel) -> Result<HashMap<&str, TensorData>> {
+    let mut out = HashMap::new();
+    let dir = model.dir.as_deref();
+    for init in &model.graph().initializer {
+        let data =
+            tensor::decode(init, dir).with_context(|| format!("initializer '{}'", init.name))?;
+        out.insert(init.name.as_str(), data);
+    }
+    if let Some(sparse) = model.graph().sparse_initializer.first() {
+        let name = sparse
+            .values
+            .as_ref()
+            .map(|v| v.name.as_str())
+            .unwrap_or("");
+        bail!("sparse initializer '{name}' is not supported");
+    }
+    Ok(out)
+}
+
+struct Body<'c, 'b, 'm> {
+    context: &'c Context,
+    block: &'b Block<'c>,
+    values: HashMap<&'m str, Value<'c, 'b>>,
+    none: Option<Value<'c, 'b>>,
+}
+
+impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
+    fn none_value(&mut self) -> Result<Value<'c, 'b>> {
+        if let Some(v) = self.none {
+            return Ok(v);
+        }
+        let op = self.block.append_operation(ops::constant_none(
+            self.context,
+            Location::unknown(self.context),
+        )?);
+        let v: Value = op.result(0)?.into();
+        self.none = Some(v);
+        Ok(v)
+    }
+
+    fn import_node(
+        &mut self,
+        model: &'m ValidModel,
+        node: &'m NodeProto,
+        declared: &HashMap<&str, TensorType>,
+        known: &mut HashMap<&'m str, Known>,
+    ) -> Result<()> {
+        let context = self.context;
+        let domain = canonical_domain(&node.domain);
+        let opset = model.opsets.get(domain).copied().unwrap_or(0);
+
+        let inputs: Vec<Option<InferInput>> = node
+            .input
+            .iter()
+            .map(|name| {
+                known.get(name.as_str()).map(|k| InferInput {
+                    ty: &k.ty,
+                    value: k.value.as_ref(),
+                })
+            })
+            .collect();
+        let inferred = shape_inference::infer(node, domain, opset, &inputs)?;
+
+        let mut result_types = Vec::with_capacity(node.output.len());
+        let mut outputs = Vec::new();
+        for (out, inf) in node.output.iter().zip(inferred) {
+            if out.is_empty() {
+                result_types.push(ops::none_type(context)?);
+                continue;
+            }
+            let ty = match declared.get(out.as_str()) {
+                Some(d) => d.merge(&inf.ty).map_err(|e| {
+                    anyhow::anyhow!(
+                        "output '{out}' is declared as {d} but inferred as {}: {e}",
+                        inf.ty
+                    )
+                })?,
+                None => inf.ty,
+            };
+            result_types.push(ops::tensor_type(context, &ty)?);
+            outputs.push((
+                out,
+                Known {
+                    ty,
+                    value: inf.value,
+                },
+            ));
+        }
+
+        let mut operands = Vec::with_capacity(node.input.len());
+        for name in &node.input {
+            operands.push(if name.is_empty() {
+                self.none_value()?
+            } else {
+                self.values[name.as_str()]
+            });
+        }
+        let attributes = node
+            .attribute
+            .iter()
+            .map(|a| import_attribute(context, a, model.dir.as_deref()))
+            .collect::<Result<Vec<_>>>()?;
+        let op_name = if domain.is_empty() {
+            format!("onnx.{}", node.op_type)
+        } else {
+            format!("{domain}.{}", node.op_type)
+        };
+        let location = if node.name.is_empty() {
+            Location::unknown(context)
+        } else {
+            Location::name(context, &node.name, Location::unknown(context))
+        };
+        let op = self.block.append_operation(ops::operator(
+            context,
+            &op_name,
+            &operands,
+            &result_types,
+            &attributes,
+            location,
+        )?);
+        for (i, out) in node.output.iter().enumerate() {
+            if !out.is_empty() {
+                self.values.insert(out, op.result(i)?.into());
+            }
+        }
+        for (name, k) in outputs {
+            known.insert(name, k);
+        }
+        Ok(())
+    }
+}

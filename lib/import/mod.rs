@@ -1,0 +1,29 @@
+//! Import: a validated ONNX model becomes MLIR in the import form of DESIGN.md.
+
+mod attributes;
+mod graph;
+mod meta;
+pub mod shape_inference;
+mod value_types;
+
+use anyhow::{Result, bail};
+use melior::Context;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{Location, Module};
+
+use crate::ir::diagnostics::DiagnosticCapture;
+use crate::onnx::validate::ValidModel;
+
+/// Imports `model` into a new module of `context`, and verifies it.
+pub fn import_model<'c>(context: &'c Context, model: &ValidModel) -> Result<Module<'c>> {
+    let capture = DiagnosticCapture::new(context);
+    let module = Module::new(Location::unknown(context));
+    module
+        .body()
+        .append_operation(graph::import_graph(context, model)?);
+    if !module.as_operation().verify() {
+        bail!("the imported module does not verify: {}", capture.take());
+    }
+    Ok(module)
+}

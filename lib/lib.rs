@@ -1,0 +1,8 @@
+//! qlower: lowers quantized ONNX models into MLIR with explicit quantization.
+
+pub mod dialect;
+pub mod import;
+pub mod ir;
+pub mod onnx;
+pub mod output;
+pub mod pipeline;

@@ -1,0 +1,97 @@
+//! The `qlower` command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use qlower::ir::context::new_context;
+use qlower::onnx::load::load_model;
+use qlower::output::write_output;
+use qlower::pipeline::{Emit, compile};
+
+/// Lowers a quantized ONNX model into MLIR with explicit quantization.
+#[derive(Parser)]
+#[command(name = "qlower", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    compile: CompileArgs,
+}
+
+#[derive(Args)]
+struct CompileArgs {
+    /// The ONNX model to compile.
+    model: Option<PathBuf>,
+    /// Where to write the MLIR; `-` is standard output.
+    #[arg(short, long, default_value = "-")]
+    output: PathBuf,
+    /// Which form of the IR to print.
+    #[arg(long, value_enum, default_value_t = Emit::Torch)]
+    emit: Emit,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a model on the CPU backend (not available yet).
+    Run(Pending),
+    /// Time a model on the CPU backend (not available yet).
+    Bench(Pending),
+    /// Quantize a float ONNX model (not available yet).
+    Quantize(Pending),
+}
+
+/// Arguments of a command that has not landed; accepted so the message is about the
+/// command, not about its flags.
+#[derive(Args)]
+struct Pending {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    args: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Run(_)) => not_yet("run", "the CPU backend"),
+        Some(Command::Bench(_)) => not_yet("bench", "the CPU backend"),
+        Some(Command::Quantize(_)) => not_yet("quantize", "the post-training quantizer"),
+        None => compile_command(cli.compile),
+    }
+}
+
+fn not_yet(command: &str, part: &str) -> Result<()> {
+    bail!("`qlower {command}` is not available yet: it needs {part}, which has not landed")
+}
+
+fn compile_command(args: CompileArgs) -> Result<()> {
+    let Some(model_path) = args.model else {
+        bail!("no model given; usage: qlower MODEL.onnx -o OUT.mlir (see --help)");
+    };
+    let model = load_model(&model_path)?;
+    let context = new_context();
+    let module = compile(&context, &model, args.emit)?;
+    let text = module.as_operation().to_string();
+    write_output(&args.output, &text)
+}
