@@ -6,3 +6,4 @@ pub mod ir;
 pub mod onnx;
 pub mod output;
 pub mod pipeline;
+pub mod timing;

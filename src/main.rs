@@ -10,6 +10,7 @@ use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
 use qlower::output::write_output;
 use qlower::pipeline::{Emit, compile};
+use qlower::timing::PhaseTimer;
 
 /// Lowers a quantized ONNX model into MLIR with explicit quantization.
 #[derive(Parser)]
@@ -31,6 +32,9 @@ struct CompileArgs {
     /// Which form of the IR to print.
     #[arg(long, value_enum, default_value_t = Emit::Torch)]
     emit: Emit,
+    /// Print how long each phase took to standard error.
+    #[arg(long)]
+    timing: bool,
 }
 
 #[derive(Subcommand)]
@@ -89,9 +93,16 @@ fn compile_command(args: CompileArgs) -> Result<()> {
     let Some(model_path) = args.model else {
         bail!("no model given; usage: qlower MODEL.onnx -o OUT.mlir (see --help)");
     };
+    let mut timer = PhaseTimer::new(args.timing);
     let model = load_model(&model_path)?;
+    timer.lap("load (read, decode, validate)");
     let context = new_context();
     let module = compile(&context, &model, args.emit)?;
+    timer.lap("import and passes");
     let text = module.as_operation().to_string();
-    write_output(&args.output, &text)
+    timer.lap("print");
+    write_output(&args.output, &text)?;
+    timer.lap("write");
+    timer.report();
+    Ok(())
 }

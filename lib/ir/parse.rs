@@ -11,7 +11,8 @@ use super::diagnostics::DiagnosticCapture;
 pub fn parse_module<'c>(context: &'c Context, source: &str, name: &str) -> Result<Module<'c>> {
     let capture = DiagnosticCapture::new(context);
     let Some(module) = Module::parse(context, source) else {
-        let why = capture.take();
+        // MLIR names a buffer parsed from memory "-"; say which file it was.
+        let why = capture.take().replace("-:", &format!("{name}:"));
         bail!(
             "cannot parse '{name}' as MLIR: {}",
             first_line_or(&why, "no diagnostic")

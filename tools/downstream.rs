@@ -1,0 +1,98 @@
+//! Downstream acceptance: every ONNX model in the test suite that qlower compiles must
+//! give MLIR that `mlir-opt --allow-unregistered-dialect` and torch-mlir's
+//! `torch-mlir-opt` both parse and verify, in each form qlower emits.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn models(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            models(&p, out);
+        } else if p.extension().is_some_and(|x| x == "onnx") {
+            out.push(p);
+        }
+    }
+}
+
+fn mlir_opt() -> PathBuf {
+    let out = Command::new("llvm-config-22")
+        .arg("--bindir")
+        .output()
+        .expect("llvm-config-22 runs (run tools/setup.sh)");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("mlir-opt")
+}
+
+fn torch_mlir_opt() -> PathBuf {
+    repo().join(".venv/bin/torch-mlir-opt")
+}
+
+/// Runs `tool args file` and returns its stderr when it fails.
+fn accepts(tool: &Path, args: &[&str], file: &Path) -> Result<(), String> {
+    let out = Command::new(tool)
+        .args(args)
+        .arg(file)
+        .output()
+        .map_err(|e| format!("{} cannot run: {e}", tool.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn every_compiled_test_model_is_accepted_by_mlir_opt_and_torch_mlir_opt() {
+    let mut all = Vec::new();
+    models(&repo().join("test"), &mut all);
+    models(&repo().join("examples"), &mut all);
+    all.sort();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for model in &all {
+        for emit in ["import", "torch"] {
+            let out = tmp.path().join(format!("{checked}.mlir"));
+            let status = Command::new(env!("CARGO_BIN_EXE_qlower"))
+                .arg(model)
+                .args(["--emit", emit, "-o"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            if !status.status.success() {
+                // Hostile models are refused by design; their messages are lit tests.
+                continue;
+            }
+            checked += 1;
+            for (tool, args) in [
+                (
+                    mlir_opt(),
+                    vec!["--allow-unregistered-dialect", "-o", "/dev/null"],
+                ),
+                (torch_mlir_opt(), vec!["-o", "/dev/null"]),
+            ] {
+                if let Err(e) = accepts(&tool, &args, &out) {
+                    failures.push(format!(
+                        "{} --emit {emit}: {} refused it:\n{e}",
+                        model.display(),
+                        tool.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} outputs were checked; the suite's models went missing"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{checked} outputs accepted by mlir-opt and torch-mlir-opt");
+}

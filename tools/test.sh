@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit tests, the lit suite under qlower's own runner, the
+# downstream acceptance test, the same lit files under LLVM's lit + FileCheck, and the
+# formatting and lint gates. Installs what is missing first.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+bash tools/setup.sh
+
+echo "== cargo fmt --check"
+cargo fmt --check
+echo "== cargo clippy"
+cargo clippy --all-targets --quiet -- -D warnings
+echo "== cargo test (unit, lit runner, downstream acceptance)"
+cargo test --all-targets
+echo "== LLVM lit + FileCheck on the same files"
+QLOWER_BIN_DIR="$repo/target/debug" .venv/bin/lit -sv test/
