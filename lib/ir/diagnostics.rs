@@ -60,10 +60,10 @@ fn readable_location(loc: &str) -> Option<String> {
     if inner == "unknown" {
         return None;
     }
-    if let Some(rest) = inner.strip_prefix('"') {
-        if let Some((file, position)) = rest.split_once("\":") {
-            return Some(format!("{file}:{position}"));
-        }
+    if let Some(rest) = inner.strip_prefix('"')
+        && let Some((file, position)) = rest.split_once("\":")
+    {
+        return Some(format!("{file}:{position}"));
     }
     Some(loc.to_string())
 }

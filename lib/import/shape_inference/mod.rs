@@ -8,11 +8,44 @@
 //! Reshape target that does not fit), and names the input or attribute concerned;
 //! the caller adds the node's name.
 
+mod broadcast;
+mod cast;
+mod concat;
+mod constant;
+mod contrib;
+mod conv_pool;
+mod ctx;
+mod dims;
+mod elementwise;
+mod expand;
+mod fold;
+mod gather;
+mod int_arith;
+mod layout;
+mod matmul;
+mod normalization;
+mod pad;
+mod quantization;
+mod reductions;
+mod reshape;
+mod resize;
+mod shape_of;
+mod slice;
+mod split;
+mod squeeze;
+#[cfg(test)]
+mod test_util;
+mod transpose;
+mod unary;
+mod window;
+
 use anyhow::Result;
 
 use crate::dialect::types::TensorType;
 use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
+
+use ctx::{Ctx, Rule};
 
 /// What is known about one input of a node. `None` in the input slice means the
 /// optional input was left out (empty name).
@@ -38,6 +71,180 @@ pub fn infer(
     opset: i64,
     inputs: &[Option<InferInput<'_>>],
 ) -> Result<Vec<Inferred>> {
-    let _ = (domain, opset, inputs);
-    Ok(vec![Inferred::default(); node.output.len()])
+    let op = node.op_type.as_str();
+    let rule = match domain {
+        "" | "ai.onnx" => default_domain_rule(op),
+        "com.microsoft" => contrib::rule(op),
+        _ => None,
+    };
+    let mut out = match rule {
+        Some(rule) => rule(&Ctx::new(node, opset, inputs))?,
+        None => Vec::new(),
+    };
+    // Rules answer for the outputs they know; optional trailing outputs stay unknown.
+    out.resize(node.output.len(), Inferred::default());
+    Ok(out)
+}
+
+fn default_domain_rule(op: &str) -> Option<Rule> {
+    unary::rule(op)
+        .or_else(|| elementwise::rule(op))
+        .or_else(|| quantization::rule(op))
+        .or_else(|| conv_pool::rule(op))
+        .or_else(|| matmul::rule(op))
+        .or_else(|| reshape::rule(op))
+        .or_else(|| squeeze::rule(op))
+        .or_else(|| transpose::rule(op))
+        .or_else(|| concat::rule(op))
+        .or_else(|| split::rule(op))
+        .or_else(|| slice::rule(op))
+        .or_else(|| gather::rule(op))
+        .or_else(|| shape_of::rule(op))
+        .or_else(|| constant::rule(op))
+        .or_else(|| cast::rule(op))
+        .or_else(|| pad::rule(op))
+        .or_else(|| resize::rule(op))
+        .or_else(|| expand::rule(op))
+        .or_else(|| layout::rule(op))
+        .or_else(|| normalization::rule(op))
+        .or_else(|| reductions::rule(op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::{In, N, out_ints, run, run_in, ty};
+    use super::{InferInput, infer};
+    use crate::dialect::types::TensorType;
+    use crate::onnx::dtype::DType;
+    use crate::onnx::tensor::TensorData;
+
+    #[test]
+    fn unknown_ops_and_domains_answer_unknown_for_every_output() {
+        let n = N::new("NoSuchOp", &["x"], 3);
+        let outs = run(&n, 13, &[Some(In::new(DType::F32, &[2]))]).unwrap();
+        assert_eq!(outs.len(), 3);
+        assert!(outs.iter().all(|o| *o == super::Inferred::default()));
+        let n = N::new("Relu", &["x"], 1);
+        let outs = run_in("org.example", &n, 1, &[Some(In::new(DType::F32, &[2]))]).unwrap();
+        assert_eq!(outs[0].ty, TensorType::unknown());
+    }
+
+    #[test]
+    fn outputs_match_the_node_even_when_inputs_are_missing() {
+        let n = N::new("DynamicQuantizeLinear", &["x"], 1);
+        assert_eq!(run(&n, 11, &[]).unwrap().len(), 1);
+        let n = N::new("Add", &["a", "b"], 1);
+        assert_eq!(run(&n, 14, &[]).unwrap()[0].ty, TensorType::unknown());
+    }
+
+    /// The pattern exporters write for `x.view(x.size(0), -1)`: each step's value feeds
+    /// the next, and Reshape finally sees a constant target.
+    #[test]
+    fn shape_arithmetic_chains_into_a_static_reshape() {
+        let x = ty(DType::F32, &[8, 16, 4, 4]);
+        let step = |node: &N, inputs: &[(&TensorType, Option<&TensorData>)]| {
+            let refs: Vec<Option<InferInput>> = inputs
+                .iter()
+                .map(|&(ty, value)| Some(InferInput { ty, value }))
+                .collect();
+            infer(&node.0, "", 13, &refs).unwrap().remove(0)
+        };
+        let shape = step(&N::new("Shape", &["x"], 1), &[(&x, None)]);
+        let zero = In::ints(&[], &[0]);
+        let batch = step(
+            &N::new("Gather", &["shape", "zero"], 1),
+            &[
+                (&shape.ty, shape.value.as_ref()),
+                (&zero.ty, zero.value.as_ref()),
+            ],
+        );
+        let axes = In::ints(&[1], &[0]);
+        let batch1 = step(
+            &N::new("Unsqueeze", &["batch", "axes"], 1),
+            &[
+                (&batch.ty, batch.value.as_ref()),
+                (&axes.ty, axes.value.as_ref()),
+            ],
+        );
+        let minus_one = In::ints(&[1], &[-1]);
+        let target = step(
+            &N::new("Concat", &["batch1", "minus_one"], 1).int("axis", 0),
+            &[
+                (&batch1.ty, batch1.value.as_ref()),
+                (&minus_one.ty, minus_one.value.as_ref()),
+            ],
+        );
+        let outs = [target.clone()];
+        assert_eq!(out_ints(&outs, 0), Some(vec![8, -1]));
+        let y = step(
+            &N::new("Reshape", &["x", "target"], 1),
+            &[(&x, None), (&target.ty, target.value.as_ref())],
+        );
+        assert_eq!(y.ty, ty(DType::F32, &[8, 256]));
+    }
+
+    /// Malformed models must give errors or unknowns, never panics: huge and negative
+    /// sizes, extreme attribute values, and values that disagree with their types.
+    #[test]
+    fn hostile_inputs_do_not_panic() {
+        const OPS: &[&str] = &[
+            "Add",
+            "Where",
+            "Conv",
+            "QLinearConv",
+            "ConvTranspose",
+            "MaxPool",
+            "MatMul",
+            "QLinearMatMul",
+            "Gemm",
+            "Reshape",
+            "Flatten",
+            "Squeeze",
+            "Unsqueeze",
+            "Transpose",
+            "Concat",
+            "Split",
+            "Slice",
+            "Gather",
+            "Shape",
+            "ConstantOfShape",
+            "Cast",
+            "Pad",
+            "Resize",
+            "Expand",
+            "Tile",
+            "DepthToSpace",
+            "ReduceMean",
+            "QuantizeLinear",
+        ];
+        let huge = 1_000_000_000_000i64;
+        // A value whose bytes fit neither its dims nor its declared type.
+        let bad_value = || In {
+            ty: ty(DType::I64, &[huge]),
+            value: Some(TensorData {
+                dtype: DType::I64,
+                dims: vec![huge, 0],
+                bytes: vec![0u8; 16].into(),
+            }),
+        };
+        for op in OPS {
+            let node = N::new(op, &["a", "b", "c", "d", "e"], 2)
+                .int("axis", i64::MIN)
+                .ints("kernel_shape", &[i64::MAX, 1])
+                .ints("strides", &[i64::MAX, 1])
+                .ints("perm", &[i64::MAX, -1])
+                .int("to", i64::MAX);
+            let inputs = [
+                Some(In::new(DType::U8, &[huge, huge, i64::MAX, huge])),
+                Some(bad_value()),
+                Some(In::ints(&[3], &[i64::MIN, -1, i64::MAX])),
+                Some(In::new(DType::I8, &[0, huge])),
+                None,
+            ];
+            for opset in [1, 7, 13, 21] {
+                let outs = run(&node, opset, &inputs);
+                assert!(outs.is_err() || outs.is_ok_and(|o| o.len() == 2), "{op}");
+            }
+        }
+    }
 }

@@ -185,6 +185,29 @@ def qdq_per_axis():
     save(m, "qdq_per_axis.onnx")
 
 
+def inferred_types():
+    """No value_info at all: every intermediate type must come from qlower's inference."""
+    inits = [
+        nh.from_array(np.array(0, np.int64), "zero"),
+        nh.from_array(np.array([0], np.int64), "axes0"),
+        nh.from_array(np.array([-1], np.int64), "minus_one"),
+        nh.from_array(np.ones((10, 32), np.float32), "fc_w"),
+    ]
+    nodes = [
+        h.make_node("MaxPool", ["x"], ["pooled"], name="pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        h.make_node("Transpose", ["pooled"], ["nhwc"], name="to_nhwc", perm=[0, 2, 3, 1]),
+        h.make_node("Shape", ["nhwc"], ["shape"], name="shape"),
+        h.make_node("Gather", ["shape", "zero"], ["batch"], name="batch", axis=0),
+        h.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"], name="batch1"),
+        h.make_node("Concat", ["batch1", "minus_one"], ["target"], name="target", axis=0),
+        h.make_node("Reshape", ["nhwc", "target"], ["flat"], name="reshape"),
+        h.make_node("Gemm", ["flat", "fc_w"], ["logits"], name="fc", transB=1),
+        h.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+    ]
+    m = model(nodes, "inferred", [vi("x", T.FLOAT, [2, 2, 8, 8])], [vi("probs", T.FLOAT, None)], inits)
+    save(m, "inferred_types.onnx", check=False)
+
+
 def write_raw(name, data):
     with open(os.path.join(ERRORS, name), "wb") as f:
         f.write(data)
@@ -266,4 +289,5 @@ if __name__ == "__main__":
     other_domain_meta()
     initializer_listed_as_input()
     qdq_per_axis()
+    inferred_types()
     hostile_models()

@@ -1,0 +1,94 @@
+//! Cast and CastLike; casts of small constants to integer types are folded.
+
+use super::ctx::{Ctx, Rule};
+use super::{Inferred, fold, int_arith};
+use crate::onnx::dtype::DType;
+use crate::onnx::tensor::TensorData;
+
+pub(super) fn rule(op: &str) -> Option<Rule> {
+    Some(match op {
+        "Cast" => |ctx| {
+            let to = ctx.dtype_attr("to")?;
+            Ok(vec![cast_to(ctx, to)])
+        },
+        "CastLike" => |ctx| Ok(vec![cast_to(ctx, ctx.dtype(1))]),
+        _ => return None,
+    })
+}
+
+fn cast_to(ctx: &Ctx, to: Option<DType>) -> Inferred {
+    let value = match (ctx.value(0), to) {
+        (Some(v), Some(to)) => fold_cast(v, to),
+        _ => None,
+    };
+    Inferred::of(to, ctx.shape(0)).with_value(value)
+}
+
+/// The value cast to an integer type. Floats truncate toward zero; a value the target
+/// cannot hold (whose cast ONNX leaves undefined) stops the fold.
+fn fold_cast(v: &TensorData, to: DType) -> Option<TensorData> {
+    if !fold::is_int(to) || fold::count_of(&v.dims)? > fold::LIMIT {
+        return None;
+    }
+    let vals: Vec<i64> = if fold::is_int(v.dtype) {
+        fold::decode_ints(v)?
+    } else if matches!(v.dtype, DType::F32 | DType::F64) {
+        v.to_f64_vec()?
+            .into_iter()
+            .map(|f| {
+                let t = f.trunc();
+                // -2^63 and 2^63 are exact in f64, so the range test is exact too.
+                let bound = -(i64::MIN as f64);
+                (-bound..bound).contains(&t).then_some(t as i64)
+            })
+            .collect::<Option<_>>()?
+    } else {
+        return None;
+    };
+    let vals: Vec<i64> = if to == DType::Bool {
+        vals.into_iter().map(|x| i64::from(x != 0)).collect()
+    } else {
+        vals
+    };
+    if v.dtype == DType::U64 || !vals.iter().all(|&x| int_arith::fits(to, x)) {
+        return None;
+    }
+    fold::encode_ints(to, v.dims.clone(), &vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{In, N, out_ints, out_ty, run, ty};
+    use crate::onnx::dtype::DType;
+
+    #[test]
+    fn cast_takes_the_to_type() {
+        let n = N::new("Cast", &["input"], 1).int("to", 1);
+        let t = out_ty(&n, 13, &[Some(In::new(DType::U8, &[2, -1]))]);
+        assert_eq!(t, ty(DType::F32, &[2, -1]));
+        let like = N::new("CastLike", &["input", "target_type"], 1);
+        let t = out_ty(
+            &like,
+            15,
+            &[
+                Some(In::new(DType::F32, &[3])),
+                Some(In::new(DType::I8, &[])),
+            ],
+        );
+        assert_eq!(t, ty(DType::I8, &[3]));
+    }
+
+    #[test]
+    fn cast_folds_to_integers_only_when_exact() {
+        let n = N::new("Cast", &["input"], 1).int("to", 6);
+        let outs = run(&n, 13, &[Some(In::ints(&[2], &[7, -3]))]).unwrap();
+        assert_eq!(outs[0].ty, ty(DType::I32, &[2]));
+        assert_eq!(out_ints(&outs, 0), Some(vec![7, -3]));
+        let outs = run(&n, 13, &[Some(In::floats(&[2], &[2.9, -1.5]))]).unwrap();
+        assert_eq!(out_ints(&outs, 0), Some(vec![2, -1]));
+        let outs = run(&n, 13, &[Some(In::ints(&[1], &[1 << 40]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+        let outs = run(&n, 13, &[Some(In::floats(&[1], &[f32::NAN]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+    }
+}

@@ -1,0 +1,180 @@
+//! The com.microsoft ops that ONNX Runtime's quantization tools write: the QLinear*
+//! family, its QuantizeLinear/DequantizeLinear, and the integer matmuls.
+
+use anyhow::Result;
+
+use super::ctx::{Ctx, Rule};
+use super::{Inferred, broadcast, concat, conv_pool, matmul, quantization};
+use crate::onnx::dtype::DType;
+
+/// The default-domain opset whose quantize/dequantize rules com.microsoft's follow
+/// (per-axis scales, output typed like the scale, no `output_dtype`).
+const QDQ_OPSET: i64 = 19;
+
+pub(super) fn rule(op: &str) -> Option<Rule> {
+    Some(match op {
+        "QuantizeLinear" => |ctx| quantization::quantize(ctx, QDQ_OPSET),
+        "DequantizeLinear" => |ctx| quantization::dequantize(ctx, QDQ_OPSET),
+        "QLinearAdd" | "QLinearMul" => qlinear_binary,
+        "QLinearSigmoid" | "QLinearLeakyRelu" | "QLinearSoftmax" => {
+            |ctx| Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))])
+        }
+        "QLinearGlobalAveragePool" => |ctx| {
+            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
+            let shape = conv_pool::global_shape(ctx, 0, "X", channels_last)?;
+            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+        },
+        "QLinearAveragePool" => |ctx| {
+            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
+            let shape = conv_pool::pool_shape(ctx, 0, "X", channels_last)?;
+            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+        },
+        "QLinearConcat" => qlinear_concat,
+        "QGemm" => qgemm,
+        "MatMulIntegerToFloat" => |ctx| {
+            let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
+            Ok(vec![Inferred::of(ctx.dtype(2).or(Some(DType::F32)), shape)])
+        },
+        "DynamicQuantizeMatMul" => |ctx| {
+            let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
+            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+        },
+        _ => return None,
+    })
+}
+
+/// (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the
+/// broadcast of A and B, in A's type.
+fn qlinear_binary(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let shape = broadcast::shapes(&[
+        ("input 'A'".to_string(), ctx.shape(0)),
+        ("input 'B'".to_string(), ctx.shape(3)),
+    ])?;
+    Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(7)), shape)])
+}
+
+/// (Y_scale, Y_zero_point, then X, scale, zero point for each input).
+fn qlinear_concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let n = ctx.node.input.len().saturating_sub(2) / 3;
+    let inputs: Vec<(usize, String)> = (0..n)
+        .map(|k| (2 + 3 * k, format!("input {}", 2 + 3 * k)))
+        .collect();
+    let shape = concat::concat_shape(ctx, &inputs, ctx.int_attr("axis", 0)?)?;
+    Ok(vec![Inferred::of(ctx.dtype(1), shape)])
+}
+
+/// (A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp): quantized output when
+/// y_scale is given, FLOAT otherwise.
+fn qgemm(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let shape = matmul::gemm_shape(ctx, (0, "A"), (3, "B"), Some((6, "C")))?;
+    let dtype = if ctx.present(7) {
+        ctx.dtype(8).or(ctx.dtype(0))
+    } else {
+        Some(DType::F32)
+    };
+    Ok(vec![Inferred::of(dtype, shape)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{In, N, run_in, ty};
+    use crate::dialect::types::TensorType;
+    use crate::onnx::dtype::DType;
+
+    fn ms(n: &N, ins: &[Option<In>]) -> anyhow::Result<TensorType> {
+        Ok(run_in("com.microsoft", n, 1, ins)?.remove(0).ty)
+    }
+
+    fn scalar(d: DType) -> Option<In> {
+        Some(In::new(d, &[]))
+    }
+
+    #[test]
+    fn qlinear_add_broadcasts_a_and_b() {
+        let n = N::new(
+            "QLinearAdd",
+            &["A", "As", "Az", "B", "Bs", "Bz", "Cs", "Cz"],
+            1,
+        );
+        let ins = [
+            Some(In::new(DType::U8, &[1, 8, 4, 4])),
+            scalar(DType::F32),
+            scalar(DType::U8),
+            Some(In::new(DType::U8, &[8, 1, 1])),
+            scalar(DType::F32),
+            scalar(DType::U8),
+            scalar(DType::F32),
+            scalar(DType::U8),
+        ];
+        assert_eq!(ms(&n, &ins).unwrap(), ty(DType::U8, &[1, 8, 4, 4]));
+        let mut bad = ins;
+        bad[3] = Some(In::new(DType::U8, &[3, 1, 1]));
+        let e = ms(&n, &bad).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "input 'B' has shape [3,1,1], which does not broadcast with [1,8,4,4]"
+        );
+    }
+
+    #[test]
+    fn qlinear_global_average_pool_honours_channels_last() {
+        let ins = [
+            Some(In::new(DType::I8, &[1, 7, 7, 64])),
+            scalar(DType::F32),
+            scalar(DType::I8),
+            scalar(DType::F32),
+            scalar(DType::I8),
+        ];
+        let n = N::new(
+            "QLinearGlobalAveragePool",
+            &["X", "xs", "xz", "ys", "yz"],
+            1,
+        )
+        .int("channels_last", 1);
+        assert_eq!(ms(&n, &ins).unwrap(), ty(DType::I8, &[1, 1, 1, 64]));
+        let n = N::new(
+            "QLinearGlobalAveragePool",
+            &["X", "xs", "xz", "ys", "yz"],
+            1,
+        );
+        assert_eq!(ms(&n, &ins).unwrap(), ty(DType::I8, &[1, 7, 1, 1]));
+    }
+
+    #[test]
+    fn contrib_quantize_and_dequantize_follow_the_default_rules() {
+        let q = N::new("QuantizeLinear", &["x", "s", "zp"], 1);
+        let ins = [
+            Some(In::new(DType::F32, &[4, 4])),
+            scalar(DType::F32),
+            Some(In::new(DType::U16, &[])),
+        ];
+        assert_eq!(ms(&q, &ins).unwrap(), ty(DType::U16, &[4, 4]));
+        let dq = N::new("DequantizeLinear", &["x", "s"], 1);
+        let ins = [Some(In::new(DType::I8, &[4])), scalar(DType::F16)];
+        assert_eq!(ms(&dq, &ins).unwrap(), ty(DType::F16, &[4]));
+    }
+
+    #[test]
+    fn qlinear_concat_and_sigmoid() {
+        let n = N::new(
+            "QLinearConcat",
+            &["ys", "yz", "a", "as", "az", "b", "bs", "bz"],
+            1,
+        )
+        .int("axis", 1);
+        let ins = [
+            scalar(DType::F32),
+            scalar(DType::U8),
+            Some(In::new(DType::U8, &[1, 2, 5])),
+            scalar(DType::F32),
+            scalar(DType::U8),
+            Some(In::new(DType::U8, &[1, 3, 5])),
+            scalar(DType::F32),
+            scalar(DType::U8),
+        ];
+        assert_eq!(ms(&n, &ins).unwrap(), ty(DType::U8, &[1, 5, 5]));
+        let s = N::new("QLinearSigmoid", &["X", "xs", "xz", "ys", "yz"], 1);
+        let ins = [Some(In::new(DType::U8, &[3, -1]))];
+        assert_eq!(ms(&s, &ins).unwrap(), ty(DType::U8, &[3, -1]));
+    }
+}
