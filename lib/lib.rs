@@ -1,9 +1,11 @@
 //! qlower: lowers quantized ONNX models into MLIR with explicit quantization.
 
+pub mod conversion;
 pub mod dialect;
 pub mod import;
 pub mod ir;
 pub mod onnx;
 pub mod output;
 pub mod pipeline;
+pub mod rewrite;
 pub mod timing;

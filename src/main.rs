@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
 use qlower::output::write_output;
-use qlower::pipeline::{Emit, compile};
+use qlower::pipeline::{Emit, Options, compile};
 use qlower::timing::PhaseTimer;
 
 /// Lowers a quantized ONNX model into MLIR with explicit quantization.
@@ -32,6 +32,9 @@ struct CompileArgs {
     /// Which form of the IR to print.
     #[arg(long, value_enum, default_value_t = Emit::Torch)]
     emit: Emit,
+    /// Fail when an op has no lowering, instead of leaving it in import form.
+    #[arg(long)]
+    strict: bool,
     /// Print how long each phase took to standard error.
     #[arg(long)]
     timing: bool,
@@ -56,6 +59,7 @@ struct Pending {
 }
 
 fn main() -> ExitCode {
+    qlower::rewrite::install_panic_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -97,9 +101,19 @@ fn compile_command(args: CompileArgs) -> Result<()> {
     let model = load_model(&model_path)?;
     timer.lap("load (read, decode, validate)");
     let context = new_context();
-    let module = compile(&context, &model, args.emit)?;
+    let compiled = compile(
+        &context,
+        &model,
+        args.emit,
+        Options {
+            strict: args.strict,
+        },
+    )?;
+    for w in &compiled.warnings {
+        eprintln!("warning: {w}");
+    }
     timer.lap("import and passes");
-    let text = module.as_operation().to_string();
+    let text = compiled.module.as_operation().to_string();
     timer.lap("print");
     write_output(&args.output, &text)?;
     timer.lap("write");

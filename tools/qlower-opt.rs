@@ -42,6 +42,7 @@ fn command() -> Command {
 }
 
 fn main() -> ExitCode {
+    qlower::rewrite::install_panic_hook();
     let matches = match command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -98,7 +99,9 @@ fn run(matches: &ArgMatches) -> Result<()> {
         if input == "-" { "<stdin>" } else { input },
     )?;
     for (_, pass) in selected {
-        (pass.run)(&context, &mut module).with_context(|| format!("pass --{}", pass.name))?;
+        for w in (pass.run)(&context, &mut module)? {
+            eprintln!("warning: {w}");
+        }
     }
     write_output(&output, &module.as_operation().to_string())
 }

@@ -1,4 +1,6 @@
 //! The torch-like dialect qlower emits: types and op builders, as unregistered MLIR.
 
+pub mod builder;
 pub mod ops;
+pub mod qdq;
 pub mod types;

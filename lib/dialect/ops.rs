@@ -42,6 +42,10 @@ pub fn builtin_element_type(context: &Context, dtype: DType) -> Type<'_> {
         DType::I16 => IntegerType::signed(context, 16).into(),
         DType::I32 => IntegerType::signed(context, 32).into(),
         DType::I64 => IntegerType::signed(context, 64).into(),
+        // A literal of a quantized type holds its integer representation.
+        q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => {
+            builtin_element_type(context, q.storage())
+        }
     }
 }
 
@@ -109,4 +113,44 @@ pub fn operator<'c>(
         .add_results(results)
         .build()
         .with_context(|| format!("building torch.operator \"{name}\""))
+}
+
+/// The contents of a dense elements attribute typed `t`, or `None` if `attr` is not
+/// dense elements of a known, static type. Splats are expanded.
+pub fn dense_attribute_data(attr: Attribute<'_>, t: &TensorType) -> Option<TensorData> {
+    let dtype = t.dtype?.storage();
+    let dims = t.static_dims()?;
+    let count = crate::onnx::tensor::element_count(&dims).ok()?;
+    let dense = DenseElementsAttribute::try_from(attr).ok()?;
+    if dense.len() != count {
+        return None;
+    }
+    let size = dtype.size();
+    let bytes: Vec<u8> = if dtype == DType::Bool {
+        (0..count)
+            .map(|i| dense.bool_element(i).map(u8::from))
+            .collect::<Result<_, _>>()
+            .ok()?
+    } else if count == 0 {
+        Vec::new()
+    } else {
+        let ptr = dense.raw_data() as *const u8;
+        if ptr.is_null() {
+            return None;
+        }
+        let stored = if dense.is_splat() { size } else { count * size };
+        // SAFETY: MLIR stores a non-boolean dense attribute as `stored` contiguous bytes
+        // (one element when splat, else every element), alive as long as the context.
+        let raw = unsafe { std::slice::from_raw_parts(ptr, stored) };
+        if dense.is_splat() {
+            raw.repeat(count)
+        } else {
+            raw.to_vec()
+        }
+    };
+    Some(TensorData {
+        dtype,
+        dims,
+        bytes: bytes.into(),
+    })
 }

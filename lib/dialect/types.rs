@@ -68,6 +68,54 @@ impl TensorType {
     }
 }
 
+impl TensorType {
+    /// Reads the spelling `Display` prints (`!torch.vtensor<[1,?],!torch.quint8>`, ...);
+    /// `None` for anything that is not a value tensor type.
+    pub fn parse(text: &str) -> Option<TensorType> {
+        let text = text.trim();
+        if text == "!torch.vtensor" {
+            return Some(TensorType::unknown());
+        }
+        let body = text.strip_prefix("!torch.vtensor<")?.strip_suffix('>')?;
+        let (shape_text, dtype_text) = if let Some(rest) = body.strip_prefix('*') {
+            (None, rest.strip_prefix(',')?)
+        } else {
+            let rest = body.strip_prefix('[')?;
+            let (dims, rest) = rest.split_once(']')?;
+            (Some(dims), rest.strip_prefix(',')?)
+        };
+        let shape = match shape_text {
+            None => None,
+            Some("") => Some(Vec::new()),
+            Some(dims) => Some(
+                dims.split(',')
+                    .map(|d| match d.trim() {
+                        "?" => Some(None),
+                        n => n.parse::<i64>().ok().map(Some),
+                    })
+                    .collect::<Option<Vec<Dim>>>()?,
+            ),
+        };
+        let dtype = match dtype_text.trim() {
+            "unk" => None,
+            name => Some(DType::from_torch_name(name)?),
+        };
+        Some(TensorType { dtype, shape })
+    }
+
+    /// The sizes when every one is known.
+    pub fn static_dims(&self) -> Option<Vec<i64>> {
+        self.shape.as_ref()?.iter().copied().collect()
+    }
+
+    pub fn with_dtype(&self, dtype: DType) -> TensorType {
+        TensorType {
+            dtype: Some(dtype),
+            shape: self.shape.clone(),
+        }
+    }
+}
+
 /// Prints the type as torch-mlir spells it: `!torch.vtensor<[1,?,3],f32>`,
 /// `!torch.vtensor<*,f32>`, or `!torch.vtensor` when nothing is known.
 impl fmt::Display for TensorType {
@@ -115,6 +163,22 @@ mod tests {
         };
         assert_eq!(u.to_string(), "!torch.vtensor<*,si8>");
         assert_eq!(TensorType::unknown().to_string(), "!torch.vtensor");
+    }
+
+    #[test]
+    fn parse_reads_what_display_prints() {
+        for text in [
+            "!torch.vtensor<[1,?,3],ui8>",
+            "!torch.vtensor<[],f32>",
+            "!torch.vtensor<*,si8>",
+            "!torch.vtensor<[2,3],!torch.quint8>",
+            "!torch.vtensor<[4],unk>",
+            "!torch.vtensor",
+        ] {
+            assert_eq!(TensorType::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(TensorType::parse("!torch.int"), None);
+        assert_eq!(TensorType::parse("!torch.vtensor<[x],f32>"), None);
     }
 
     #[test]

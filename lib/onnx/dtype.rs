@@ -1,4 +1,5 @@
-//! ONNX element types: which ones qlower handles, and how they map onto torch dtypes.
+//! Element types: the ONNX ones qlower handles, how they map onto torch dtypes, and
+//! torch's quantized types (`!torch.quint8`, ...), which only the lowered IR uses.
 
 use std::fmt;
 
@@ -18,6 +19,10 @@ pub enum DType {
     U32,
     U64,
     BF16,
+    /// torch's quantized types: integers that carry a scale and zero point in the IR.
+    QUInt8,
+    QInt8,
+    QInt32,
 }
 
 impl DType {
@@ -61,15 +66,69 @@ impl DType {
             DType::U32 => 12,
             DType::U64 => 13,
             DType::BF16 => 16,
+            q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => q.storage().to_onnx(),
         }
+    }
+
+    pub fn is_quantized(self) -> bool {
+        matches!(self, DType::QUInt8 | DType::QInt8 | DType::QInt32)
+    }
+
+    /// The integer type a quantized type stores its values in; other types are their own.
+    pub fn storage(self) -> DType {
+        match self {
+            DType::QUInt8 => DType::U8,
+            DType::QInt8 => DType::I8,
+            DType::QInt32 => DType::I32,
+            d => d,
+        }
+    }
+
+    /// The quantized type stored as `self`, if torch has one.
+    pub fn quantized(self) -> Option<DType> {
+        match self {
+            DType::U8 => Some(DType::QUInt8),
+            DType::I8 => Some(DType::QInt8),
+            DType::I32 => Some(DType::QInt32),
+            _ => None,
+        }
+    }
+
+    /// torch's ScalarType code, as `dtype` operands of torch ops carry it.
+    pub fn torch_scalar_type(self) -> i64 {
+        match self {
+            DType::U8 => 0,
+            DType::I8 => 1,
+            DType::I16 => 2,
+            DType::I32 => 3,
+            DType::I64 => 4,
+            DType::F16 => 5,
+            DType::F32 => 6,
+            DType::F64 => 7,
+            DType::Bool => 11,
+            DType::QInt8 => 12,
+            DType::QUInt8 => 13,
+            DType::QInt32 => 14,
+            DType::BF16 => 15,
+            DType::U16 => 27,
+            DType::U32 => 28,
+            DType::U64 => 29,
+        }
+    }
+
+    pub fn from_torch_scalar_type(code: i64) -> Option<DType> {
+        ALL.iter()
+            .chain(QUANTIZED.iter())
+            .copied()
+            .find(|d| d.torch_scalar_type() == code)
     }
 
     /// Bytes per element in `raw_data` (booleans take one byte each).
     pub fn size(self) -> usize {
         match self {
-            DType::U8 | DType::I8 | DType::Bool => 1,
+            DType::U8 | DType::I8 | DType::Bool | DType::QUInt8 | DType::QInt8 => 1,
             DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
-            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F32 | DType::I32 | DType::U32 | DType::QInt32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
         }
     }
@@ -90,16 +149,27 @@ impl DType {
             DType::U32 => "ui32",
             DType::U64 => "ui64",
             DType::BF16 => "bf16",
+            DType::QUInt8 => "!torch.quint8",
+            DType::QInt8 => "!torch.qint8",
+            DType::QInt32 => "!torch.qint32",
         }
     }
 
     pub fn from_torch_name(name: &str) -> Option<DType> {
-        ALL.iter().copied().find(|d| d.torch_name() == name)
+        ALL.iter()
+            .chain(QUANTIZED.iter())
+            .copied()
+            .find(|d| d.torch_name() == name)
     }
 
-    /// The ONNX spelling, for messages.
+    /// The ONNX spelling, for messages; quantized types by their torch name.
     pub fn onnx_name(self) -> &'static str {
-        onnx_type_name(self.to_onnx()).unwrap_or("?")
+        match self {
+            DType::QUInt8 => "quint8",
+            DType::QInt8 => "qint8",
+            DType::QInt32 => "qint32",
+            d => onnx_type_name(d.to_onnx()).unwrap_or("?"),
+        }
     }
 
     pub fn is_float(self) -> bool {
@@ -107,7 +177,7 @@ impl DType {
     }
 
     pub fn is_integer(self) -> bool {
-        !self.is_float() && self != DType::Bool
+        !self.is_float() && self != DType::Bool && !self.is_quantized()
     }
 }
 
@@ -126,6 +196,8 @@ pub const ALL: [DType; 13] = [
     DType::U64,
     DType::BF16,
 ];
+
+pub const QUANTIZED: [DType; 3] = [DType::QUInt8, DType::QInt8, DType::QInt32];
 
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -177,6 +249,21 @@ mod tests {
             assert_eq!(DType::from_onnx(d.to_onnx()), Ok(d));
             assert_eq!(DType::from_torch_name(d.torch_name()), Some(d));
         }
+    }
+
+    #[test]
+    fn quantized_types_map_to_their_storage_and_torch_codes() {
+        for q in QUANTIZED {
+            assert_eq!(q.storage().quantized(), Some(q));
+            assert_eq!(
+                DType::from_torch_scalar_type(q.torch_scalar_type()),
+                Some(q)
+            );
+            assert_eq!(DType::from_torch_name(q.torch_name()), Some(q));
+            assert_eq!(q.size(), q.storage().size());
+        }
+        assert_eq!(DType::QUInt8.torch_scalar_type(), 13);
+        assert_eq!(DType::F32.torch_scalar_type(), 6);
     }
 
     #[test]

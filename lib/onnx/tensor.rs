@@ -169,6 +169,9 @@ fn typed_field_bytes(t: &TensorProto, dtype: DType) -> Result<Bytes> {
         }
         DType::I8 | DType::U8 => out.extend(t.int32_data.iter().map(|&v| v as u8)),
         DType::Bool => out.extend(t.int32_data.iter().map(|&v| (v != 0) as u8)),
+        DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
+            bail!("quantized torch types have no ONNX encoding")
+        }
     }
     if out.is_empty() && !t.string_data.is_empty() {
         bail!("holds string_data, which does not match data type {dtype}");

@@ -1,0 +1,115 @@
+//! `convert-onnx-to-torch`: lowers the import form (`torch.operator "onnx.X"`) into
+//! torch-dialect ops with explicit quantization, through one pattern rooted at
+//! `torch.operator` that dispatches through the rule table.
+
+pub mod binder;
+mod legality;
+mod opset;
+pub mod registry;
+
+mod quant_params;
+mod quantization;
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use anyhow::{Result, anyhow};
+use melior::ir::Module;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::{Context, RewritePatternSet, RewriterBase};
+
+use crate::dialect::builder::TorchBuilder;
+use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
+use binder::Binder;
+use registry::{Registry, split_op_name};
+
+/// Every lowering rule qlower has.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry::default();
+        quantization::register(&mut r);
+        r
+    })
+}
+
+/// What the conversion left in import form because no rule covers it, by op name.
+#[derive(Debug, Default)]
+pub struct Leftovers {
+    pub ops: BTreeMap<String, usize>,
+}
+
+impl Leftovers {
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// `onnx.Foo (2), com.x.Bar (1)`.
+    pub fn summary(&self) -> String {
+        self.ops
+            .iter()
+            .map(|(name, n)| format!("{name} ({n})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Runs the conversion over `module`. An op that a rule claims but could not lower is
+/// an error quoting the rule's reason; ops without a rule are returned as leftovers.
+pub fn convert_onnx_to_torch(context: &Context, module: &mut Module) -> Result<Leftovers> {
+    let log = Rc::new(FailureLog::default());
+    let patterns = RewritePatternSet::new(context);
+    patterns.add(rewrite::op_pattern(
+        context,
+        "torch.operator",
+        1,
+        &[],
+        Rc::clone(&log),
+        Box::new(dispatch),
+    ));
+    rewrite::apply_greedily(module, patterns)?;
+    legality::check(module, registry(), &log)
+}
+
+fn dispatch<'c, 'a>(
+    context: &'c Context,
+    op: OperationRef<'c, 'a>,
+    rewriter: RewriterBase<'c, 'a>,
+) -> PatternResult {
+    let name = op
+        .attribute("name")
+        .ok()
+        .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
+        .ok_or_else(|| anyhow!("torch.operator has no name"))?;
+    let (domain, op_type) = split_op_name(&name);
+    let version = opset::version_for(op, domain);
+    let Some(rule) = registry().lookup(domain, op_type, version) else {
+        crate::no_match!("no rule for {name} at opset {version}");
+    };
+    let binder = Binder::new(context, op, op_type, version);
+    let builder = TorchBuilder::new(context, rewriter, op.location());
+    let lowered = (rule.handler)(&binder, &builder).and_then(|values| {
+        if values.len() == op.result_count() {
+            Ok(values)
+        } else {
+            Err(anyhow!(
+                "internal error: the lowering of {op_type} gave {} values for {} results",
+                values.len(),
+                op.result_count()
+            ))
+        }
+    });
+    match lowered {
+        Ok(values) => {
+            rewriter.replace_op_with_values(op, &values);
+            Ok(Outcome::Rewritten)
+        }
+        Err(e) => {
+            // The driver requires a failed pattern to leave the IR as it was.
+            builder.erase_inserted();
+            Err(e.context(binder.label()))
+        }
+    }
+}
