@@ -96,3 +96,68 @@ fn every_compiled_test_model_is_accepted_by_mlir_opt_and_torch_mlir_opt() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     println!("{checked} outputs accepted by mlir-opt and torch-mlir-opt");
 }
+
+fn conversion_tests(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p.is_dir() {
+            conversion_tests(&p, out);
+        } else if name.ends_with(".mlir")
+            && !name.contains("diagnostics")
+            && !name.contains("unsupported")
+        {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_lowered_conversion_test_is_accepted_by_torch_mlir_opt() {
+    let mut files = Vec::new();
+    conversion_tests(&repo().join("test/Conversion"), &mut files);
+    files.sort();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let out = tmp.path().join(format!("{i}.mlir"));
+        let lowered = Command::new(env!("CARGO_BIN_EXE_qlower-opt"))
+            .args(["--split-input-file", "--convert-onnx-to-torch"])
+            .arg(file)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        if !lowered.status.success() {
+            failures.push(format!(
+                "{}: qlower-opt failed:\n{}",
+                file.display(),
+                String::from_utf8_lossy(&lowered.stderr)
+            ));
+            continue;
+        }
+        if let Err(e) = accepts(
+            &torch_mlir_opt(),
+            &["--split-input-file", "-o", "/dev/null"],
+            &out,
+        ) {
+            failures.push(format!(
+                "{}: torch-mlir-opt refused the lowered output:\n{e}",
+                file.display()
+            ));
+        }
+    }
+    assert!(
+        files.len() >= 7,
+        "only {} conversion tests were found",
+        files.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!(
+        "{} lowered conversion tests accepted by torch-mlir-opt",
+        files.len()
+    );
+}

@@ -12,7 +12,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use qlower::ir::context::new_context;
 use qlower::ir::parse::parse_module;
 use qlower::output::write_output;
-use qlower::pipeline::passes;
+use qlower::pipeline::{Pass, passes};
 
 fn command() -> Command {
     let mut cmd = Command::new("qlower-opt")
@@ -22,6 +22,12 @@ fn command() -> Command {
             Arg::new("input")
                 .default_value("-")
                 .help("The .mlir file; `-` is standard input"),
+        )
+        .arg(
+            Arg::new("split-input-file")
+                .long("split-input-file")
+                .action(ArgAction::SetTrue)
+                .help("Process each chunk between `// -----` lines on its own, continuing after errors"),
         )
         .arg(
             Arg::new("output")
@@ -85,23 +91,45 @@ fn run(matches: &ArgMatches) -> Result<()> {
     };
 
     // Passes run in the order their flags appear on the command line.
-    let mut selected: Vec<(usize, &qlower::pipeline::Pass)> = passes()
+    let mut selected: Vec<(usize, &Pass)> = passes()
         .iter()
         .filter(|p| matches.get_flag(p.name))
         .filter_map(|p| matches.index_of(p.name).map(|i| (i, p)))
         .collect();
     selected.sort_by_key(|(i, _)| *i);
 
+    let name = if input == "-" { "<stdin>" } else { input };
+    let passes: Vec<&Pass> = selected.into_iter().map(|(_, p)| p).collect();
+    if !matches.get_flag("split-input-file") {
+        return write_output(&output, &process(&source, name, &passes)?);
+    }
+    // Like mlir-opt: each chunk is compiled alone, errors are reported and the rest
+    // still runs, and the exit code says whether any chunk failed.
+    let mut printed = Vec::new();
+    let mut failed = 0;
+    for chunk in source.split("\n// -----\n") {
+        match process(chunk, name, &passes) {
+            Ok(text) => printed.push(text),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed += 1;
+            }
+        }
+    }
+    write_output(&output, &printed.join("// -----\n"))?;
+    if failed > 0 {
+        anyhow::bail!("{failed} of the input's chunks failed");
+    }
+    Ok(())
+}
+
+fn process(source: &str, name: &str, passes: &[&Pass]) -> Result<String> {
     let context = new_context();
-    let mut module = parse_module(
-        &context,
-        &source,
-        if input == "-" { "<stdin>" } else { input },
-    )?;
-    for (_, pass) in selected {
+    let mut module = parse_module(&context, source, name)?;
+    for pass in passes {
         for w in (pass.run)(&context, &mut module)? {
             eprintln!("warning: {w}");
         }
     }
-    write_output(&output, &module.as_operation().to_string())
+    Ok(module.as_operation().to_string())
 }

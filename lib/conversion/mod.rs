@@ -7,6 +7,10 @@ mod legality;
 mod opset;
 pub mod registry;
 
+mod conv_geometry;
+mod integer_ops;
+mod qlinear_conv;
+mod qlinear_matmul;
 mod quant_params;
 mod quantization;
 
@@ -30,6 +34,9 @@ pub fn registry() -> &'static Registry {
     REGISTRY.get_or_init(|| {
         let mut r = Registry::default();
         quantization::register(&mut r);
+        qlinear_conv::register(&mut r);
+        qlinear_matmul::register(&mut r);
+        integer_ops::register(&mut r);
         r
     })
 }

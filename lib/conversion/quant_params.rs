@@ -17,7 +17,6 @@ use crate::onnx::tensor::TensorData;
 /// One tensor's quantization parameters, as operands of the op being lowered.
 pub struct QuantParams<'c, 'a> {
     pub scale: Value<'c, 'a>,
-    #[allow(dead_code)]
     pub scale_type: TensorType,
     /// `None` when ONNX left the zero point out: it is then 0.
     pub zero_point: Option<Value<'c, 'a>>,

@@ -1,0 +1,227 @@
+//! Convolution attributes shared by Conv, ConvInteger and QLinearConv: kernel, strides,
+//! dilations, group and padding (explicit, asymmetric, or auto_pad), and the emission
+//! of `torch.aten.convolution` from them.
+
+use anyhow::{Result, bail};
+use melior::ir::Value;
+
+use super::binder::Binder;
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::dtype::DType;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvGeometry {
+    pub kernel: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub dilations: Vec<i64>,
+    pub group: i64,
+    pub pads_begin: Vec<i64>,
+    pub pads_end: Vec<i64>,
+}
+
+impl ConvGeometry {
+    pub fn is_symmetric(&self) -> bool {
+        self.pads_begin == self.pads_end
+    }
+}
+
+/// Reads and checks the geometry of a convolution of `x` (N, C, D1..Dn) by `w`
+/// (C_out, C/group, K1..Kn). `x_name`/`w_name` are the ONNX input names.
+pub fn read_geometry(
+    b: &Binder,
+    x: &TensorType,
+    w: &TensorType,
+    x_name: &str,
+    w_name: &str,
+) -> Result<ConvGeometry> {
+    let Some(rank) = x.rank() else {
+        bail!("{x_name} has an unknown rank");
+    };
+    if rank < 3 {
+        bail!("{x_name} has rank {rank}; a convolution needs at least 3 (N, C, spatial)");
+    }
+    let n = rank - 2;
+    if w.rank().is_some_and(|r| r != rank) {
+        bail!(
+            "{w_name} has rank {}, but {x_name} has rank {rank}",
+            w.rank().unwrap_or(0)
+        );
+    }
+    let w_dims = w.shape.clone().unwrap_or_else(|| vec![None; rank]);
+    let kernel = match b.optional_ints("kernel_shape")? {
+        Some(k) => k,
+        None => w_dims[2..]
+            .iter()
+            .map(|d| d.ok_or_else(|| anyhow::anyhow!("{w_name} has a dynamic kernel size")))
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let strides = b.ints("strides", &vec![1; n])?;
+    let dilations = b.ints("dilations", &vec![1; n])?;
+    for (name, v) in [
+        ("kernel_shape", &kernel),
+        ("strides", &strides),
+        ("dilations", &dilations),
+    ] {
+        if v.len() != n {
+            bail!("attribute '{name}' has {} entries, expected {n}", v.len());
+        }
+        if v.iter().any(|&s| s < 1) {
+            bail!("attribute '{name}' must be positive, but is {v:?}");
+        }
+    }
+    let group = b.int("group", 1)?;
+    if group < 1 {
+        bail!("attribute 'group' must be positive, but is {group}");
+    }
+    if let (Some(Some(c)), Some(Some(wc))) = (x.shape.as_ref().map(|s| s[1]), w_dims.get(1))
+        && c != wc * group
+    {
+        bail!("{x_name} has {c} channels, but {w_name} expects {wc} per group × {group} groups");
+    }
+    if let Some(Some(c_out)) = w_dims.first()
+        && c_out % group != 0
+    {
+        bail!("{w_name} has {c_out} output channels, which {group} groups do not divide");
+    }
+    let (pads_begin, pads_end) = pads(b, x, &kernel, &strides, &dilations)?;
+    Ok(ConvGeometry {
+        kernel,
+        strides,
+        dilations,
+        group,
+        pads_begin,
+        pads_end,
+    })
+}
+
+fn pads(
+    b: &Binder,
+    x: &TensorType,
+    kernel: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<(Vec<i64>, Vec<i64>)> {
+    let n = kernel.len();
+    let auto_pad = b.string("auto_pad", "NOTSET")?;
+    match auto_pad.as_str() {
+        "NOTSET" => {
+            let pads = b.ints("pads", &vec![0; 2 * n])?;
+            if pads.len() != 2 * n {
+                bail!(
+                    "attribute 'pads' has {} entries, expected {}",
+                    pads.len(),
+                    2 * n
+                );
+            }
+            if pads.iter().any(|&p| p < 0) {
+                bail!("attribute 'pads' must not be negative, but is {pads:?}");
+            }
+            Ok((pads[..n].to_vec(), pads[n..].to_vec()))
+        }
+        "VALID" => Ok((vec![0; n], vec![0; n])),
+        "SAME_UPPER" | "SAME_LOWER" => {
+            let spatial: Vec<Dim> = x
+                .shape
+                .as_ref()
+                .map(|s| s[2..].to_vec())
+                .unwrap_or_default();
+            let mut begin = Vec::with_capacity(n);
+            let mut end = Vec::with_capacity(n);
+            for i in 0..n {
+                let Some(Some(size)) = spatial.get(i).copied() else {
+                    bail!("auto_pad {auto_pad} needs static spatial sizes of the input");
+                };
+                let out = (size + strides[i] - 1) / strides[i];
+                let extent = (kernel[i] - 1) * dilations[i] + 1;
+                let total = ((out - 1) * strides[i] + extent - size).max(0);
+                let small = total / 2;
+                if auto_pad == "SAME_UPPER" {
+                    begin.push(small);
+                    end.push(total - small);
+                } else {
+                    begin.push(total - small);
+                    end.push(small);
+                }
+            }
+            Ok((begin, end))
+        }
+        other => bail!(
+            "attribute 'auto_pad' is '{other}', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID"
+        ),
+    }
+}
+
+/// `torch.aten.convolution` of `x` by `w` (both already of the element type the
+/// convolution runs in), with an optional bias. Asymmetric padding is applied first
+/// with `constant_pad_nd` (zeros), since torch's convolution pads symmetrically.
+pub fn emit_convolution<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    w: Value<'c, 'a>,
+    bias: Option<Value<'c, 'a>>,
+    geometry: &ConvGeometry,
+    result: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    let n = geometry.kernel.len();
+    let (input, padding) = if geometry.is_symmetric() {
+        (x, geometry.pads_begin.clone())
+    } else {
+        // torch lists pads from the last dimension backwards: [last_begin, last_end, ...].
+        let mut torch_pads = Vec::with_capacity(2 * n);
+        for i in (0..n).rev() {
+            torch_pads.push(geometry.pads_begin[i]);
+            torch_pads.push(geometry.pads_end[i]);
+        }
+        let padded_type = padded(x_type, geometry);
+        let pads = t.int_list(&torch_pads)?;
+        let zero = t.float(0.0)?;
+        let p = t.aten_tensor("constant_pad_nd", &[x, pads, zero], &padded_type)?;
+        (p, vec![0; n])
+    };
+    let bias = match bias {
+        Some(v) => v,
+        None => t.none()?,
+    };
+    let strides = t.int_list(&geometry.strides)?;
+    let padding = t.int_list(&padding)?;
+    let dilations = t.int_list(&geometry.dilations)?;
+    let transposed = t.bool(false)?;
+    let output_padding = t.int_list(&vec![0; n])?;
+    let groups = t.int(geometry.group)?;
+    t.aten_tensor(
+        "convolution",
+        &[
+            input,
+            w,
+            bias,
+            strides,
+            padding,
+            dilations,
+            transposed,
+            output_padding,
+            groups,
+        ],
+        result,
+    )
+}
+
+fn padded(x: &TensorType, g: &ConvGeometry) -> TensorType {
+    let shape = x.shape.as_ref().map(|dims| {
+        dims.iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i < 2 {
+                    *d
+                } else {
+                    d.map(|d| d + g.pads_begin[i - 2] + g.pads_end[i - 2])
+                }
+            })
+            .collect()
+    });
+    TensorType {
+        dtype: x.dtype.or(Some(DType::F32)),
+        shape,
+    }
+}

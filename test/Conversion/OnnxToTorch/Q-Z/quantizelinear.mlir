@@ -1,0 +1,43 @@
+// RUN: qlower-opt --convert-onnx-to-torch %s | FileCheck %s
+
+// CHECK-LABEL: func.func @test_quantizelinear_per_tensor(
+func.func @test_quantizelinear_per_tensor(%x: !torch.vtensor<[6],f32>, %s: !torch.vtensor<[],f32>, %z: !torch.vtensor<[],ui8>) -> !torch.vtensor<[6],ui8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[6],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],ui8>) -> !torch.vtensor<[6],ui8>
+  return %0 : !torch.vtensor<[6],ui8>
+}
+// CHECK: %[[DT:.+]] = "torch.constant.int"() {value = 13 : i64}
+// CHECK: %[[S:.+]] = "torch.aten.item"(%arg1) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[Z:.+]] = "torch.aten.item"(%arg2) : (!torch.vtensor<[],ui8>) -> !torch.int
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0, %[[S]], %[[Z]], %[[DT]]) : (!torch.vtensor<[6],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[6],!torch.quint8>
+// CHECK: %[[R:.+]] = "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[6],!torch.quint8>) -> !torch.vtensor<[6],ui8>
+// CHECK: return %[[R]]
+
+// Per-axis with a negative axis: quantize_per_channel keeps the scale and zero point
+// tensors and the normalized axis.
+// CHECK-LABEL: func.func @test_quantizelinear_per_axis_negative(
+func.func @test_quantizelinear_per_axis_negative(%x: !torch.vtensor<[2,3,4],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = -2 : si64} : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8>
+  return %0 : !torch.vtensor<[2,3,4],si8>
+}
+// CHECK: %[[DT:.+]] = "torch.constant.int"() {value = 12 : i64}
+// CHECK: %[[AX:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_channel"(%arg0, %arg1, %arg2, %[[AX]], %[[DT]]) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>, !torch.int, !torch.int) -> !torch.vtensor<[2,3,4],!torch.qint8>
+// CHECK: "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[2,3,4],!torch.qint8>) -> !torch.vtensor<[2,3,4],si8>
+
+// Without a zero point the output is uint8 with zero point 0.
+// CHECK-LABEL: func.func @test_quantizelinear_default_zero_point(
+func.func @test_quantizelinear_default_zero_point(%x: !torch.vtensor<[4],f32>, %s: !torch.vtensor<[],f32>) -> !torch.vtensor<[4],ui8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = "torch.operator"(%x, %s) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],ui8>
+  return %0 : !torch.vtensor<[4],ui8>
+}
+// CHECK: %[[ZERO:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: "torch.aten.quantize_per_tensor"(%arg0, %{{.+}}, %[[ZERO]], %{{.+}}) : {{.*}} -> !torch.vtensor<[4],!torch.quint8>
+
+// output_dtype (opset 21) chooses int8 when there is no zero point.
+// CHECK-LABEL: func.func @test_quantizelinear_output_dtype(
+func.func @test_quantizelinear_output_dtype(%x: !torch.vtensor<[4],f32>, %s: !torch.vtensor<[],f32>) -> !torch.vtensor<[4],si8> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s) {name = "onnx.QuantizeLinear", torch.onnx.output_dtype = 3 : si64} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],si8>
+  return %0 : !torch.vtensor<[4],si8>
+}
+// CHECK: "torch.aten.quantize_per_tensor"({{.*}} -> !torch.vtensor<[4],!torch.qint8>
+// CHECK: "torch.aten.int_repr"({{.*}} -> !torch.vtensor<[4],si8>

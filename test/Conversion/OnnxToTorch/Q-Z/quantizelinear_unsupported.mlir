@@ -1,0 +1,16 @@
+// Forms qlower does not lower are refused with a message saying what is unsupported.
+// RUN: not qlower-opt --split-input-file --convert-onnx-to-torch %s 2>&1 | FileCheck %s
+
+// CHECK: error: node 'blocked' (QuantizeLinear): blocked quantization (block_size 2) is not supported
+func.func @blocked(%x: !torch.vtensor<[2,4],f32>, %s: !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[2,4],ui8> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s) {name = "onnx.QuantizeLinear", torch.onnx.axis = 1 : si64, torch.onnx.block_size = 2 : si64} : (!torch.vtensor<[2,4],f32>, !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[2,4],ui8> loc("blocked")
+  return %0 : !torch.vtensor<[2,4],ui8>
+}
+
+// -----
+
+// CHECK: error: node 'to_int16' (QuantizeLinear): quantization to INT16 is not supported: torch has no quantized type for it
+func.func @int16(%x: !torch.vtensor<[4],f32>, %s: !torch.vtensor<[],f32>, %z: !torch.vtensor<[],si16>) -> !torch.vtensor<[4],si16> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],si16>) -> !torch.vtensor<[4],si16> loc("to_int16")
+  return %0 : !torch.vtensor<[4],si16>
+}
