@@ -7,12 +7,27 @@ mod legality;
 mod opset;
 pub mod registry;
 
+mod activations;
+mod batch_norm;
+mod concat_split;
+mod conv;
 mod conv_geometry;
+mod elementwise;
+mod gather_slice;
 mod integer_ops;
+mod matmul;
+mod pad;
+mod pooling;
 mod qlinear_conv;
 mod qlinear_matmul;
 mod quant_params;
 mod quantization;
+mod resize;
+mod shape_ops;
+mod shape_util;
+mod simple_ops;
+mod softmax;
+mod window;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -34,11 +49,42 @@ pub fn registry() -> &'static Registry {
     REGISTRY.get_or_init(|| {
         let mut r = Registry::default();
         quantization::register(&mut r);
+        elementwise::register(&mut r);
+        activations::register(&mut r);
+        softmax::register(&mut r);
+        simple_ops::register(&mut r);
+        batch_norm::register(&mut r);
         qlinear_conv::register(&mut r);
         qlinear_matmul::register(&mut r);
         integer_ops::register(&mut r);
+        shape_ops::register(&mut r);
+        gather_slice::register(&mut r);
+        concat_split::register(&mut r);
+        pad::register(&mut r);
+        resize::register(&mut r);
+        conv::register(&mut r);
+        pooling::register(&mut r);
+        matmul::register(&mut r);
         r
     })
+}
+
+/// The lowering rules as text, one op per line: `domain op since-versions`, e.g.
+/// `ai.onnx QuantizeLinear 10, 19`.
+pub fn rule_table() -> String {
+    let mut rows: BTreeMap<(String, String), Vec<i64>> = BTreeMap::new();
+    for (domain, op, since) in registry().entries() {
+        let domain = if domain.is_empty() { "ai.onnx" } else { domain };
+        rows.entry((domain.to_string(), op.to_string()))
+            .or_default()
+            .push(since);
+    }
+    rows.into_iter()
+        .map(|((domain, op), versions)| {
+            let v: Vec<String> = versions.iter().map(|v| v.to_string()).collect();
+            format!("{domain} {op} {}\n", v.join(", "))
+        })
+        .collect()
 }
 
 /// What the conversion left in import form because no rule covers it, by op name.

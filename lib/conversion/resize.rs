@@ -1,0 +1,319 @@
+//! Resize, lowered as torch-mlir does to `aten.__interpolate.size_list_scale_list`,
+//! whose mode string carries what torch's modes cannot say: ONNX's coordinate
+//! transformation after `_` and the nearest rounding after `,`
+//! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`). Only the spatial
+//! dimensions (2 and up) may change; nearest and 2-D linear are supported.
+
+use anyhow::{Result, bail};
+use melior::ir::Value;
+
+use super::binder::Binder;
+use super::registry::Registry;
+use super::shape_util::{dims_of, float_list, normalize_axes, size_of, str_constant};
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::Dim;
+
+pub fn register(r: &mut Registry) {
+    r.on_op("Resize", 10, resize_v10);
+    r.on_op("Resize", 11, resize);
+}
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
+
+/// What the output is computed from, one entry per dimension of the input.
+enum Target {
+    Scales(Vec<f64>),
+    /// `None` keeps an input dimension whose size is only known at run time.
+    Sizes(Vec<Dim>),
+}
+
+/// Resize-10 takes only scales, and samples like Upsample: asymmetric coordinates,
+/// nearest rounding down (as ONNX's 10 to 11 version converter spells it).
+fn resize_v10<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let mode = b.string("mode", "nearest")?;
+    let Some(scales) = const_floats(b, 1, "scales")? else {
+        bail!("missing required input scales");
+    };
+    let rank = dims_of(&b.input_type(0, "X")?, "X")?.len();
+    if scales.len() != rank {
+        bail!("scales has {} entries but X has rank {rank}", scales.len());
+    }
+    lower_resize(b, t, &mode, "asymmetric", "floor", Target::Scales(scales))
+}
+
+/// Resize-11 and later: scales or sizes (inputs 2 and 3), the coordinate
+/// transformation and nearest rounding attributes, and from Resize-18 `axes`,
+/// `antialias` and `keep_aspect_ratio_policy`.
+fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let mode = b.string("mode", "nearest")?;
+    let coord = b.string("coordinate_transformation_mode", "half_pixel")?;
+    let nearest = b.string("nearest_mode", "round_prefer_floor")?;
+    // cubic_coeff_a and exclude_outside only change cubic (and antialiased) sampling,
+    // and extrapolation_value only tf_crop_and_resize, all of which are refused.
+    if b.int("antialias", 0)? != 0 {
+        bail!("attribute 'antialias' is not supported");
+    }
+    let dims = dims_of(&b.input_type(0, "X")?, "X")?;
+    let rank = dims.len();
+    let axes = match b.optional_ints("axes")? {
+        Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
+        None => (0..rank).collect(),
+    };
+    // Resize-11 requires a scales input even with sizes: it is then empty.
+    let scales = const_floats(b, 2, "scales")?.filter(|s| !s.is_empty());
+    let sizes = b.has_input(3);
+    let target = match (scales, sizes) {
+        (Some(_), true) => bail!("only one of scales and sizes may be given"),
+        (None, false) => bail!("one of scales and sizes must be given"),
+        (Some(scales), false) => {
+            if scales.len() != axes.len() {
+                bail!(
+                    "scales has {} entries, expected {}",
+                    scales.len(),
+                    axes.len()
+                );
+            }
+            let mut full = vec![1.0; rank];
+            for (k, &a) in axes.iter().enumerate() {
+                full[a] = scales[k];
+            }
+            Target::Scales(full)
+        }
+        (None, true) => {
+            let policy = b.string("keep_aspect_ratio_policy", "stretch")?;
+            if policy != "stretch" {
+                bail!("attribute 'keep_aspect_ratio_policy' '{policy}' is not supported");
+            }
+            Target::Sizes(sizes_target(b, &dims, &axes)?)
+        }
+    };
+    lower_resize(b, t, &mode, &coord, &nearest, target)
+}
+
+/// The output size of every dimension from the `sizes` input: a constant, or else
+/// the result type when its resized dimensions are known.
+fn sizes_target(b: &Binder, dims: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
+    let given: Vec<i64> = match b.constant_input(3) {
+        Some(c) => match c.to_i64_vec() {
+            Some(v) if c.dtype.is_integer() => v,
+            _ => bail!("sizes must be an integer tensor, but is {}", c.dtype),
+        },
+        None => {
+            let result = dims_of(&b.result_type(0)?, "the result")?;
+            match axes
+                .iter()
+                .map(|&a| result.get(a).copied().flatten())
+                .collect::<Option<Vec<_>>>()
+            {
+                Some(v) => v,
+                None => bail!(
+                    "input 'sizes' must be a constant known at compile time, or the \
+                     resized dimensions of the result must be known"
+                ),
+            }
+        }
+    };
+    if given.len() != axes.len() {
+        bail!("sizes has {} entries, expected {}", given.len(), axes.len());
+    }
+    let mut full = dims.to_vec();
+    for (k, &a) in axes.iter().enumerate() {
+        full[a] = Some(given[k]);
+    }
+    Ok(full)
+}
+
+/// The floats of input `i` when it is given: it must then be a constant.
+fn const_floats(b: &Binder, i: usize, name: &str) -> Result<Option<Vec<f64>>> {
+    if !b.has_input(i) {
+        return Ok(None);
+    }
+    let Some(data) = b.constant_input(i) else {
+        bail!("input '{name}' must be a constant known at compile time");
+    };
+    if !data.dtype.is_float() {
+        bail!("{name} must be a float tensor, but is {}", data.dtype);
+    }
+    match data.to_f64_vec() {
+        Some(v) => Ok(Some(v)),
+        None => bail!("{name} of type {} cannot be read", data.dtype),
+    }
+}
+
+fn lower_resize<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    mode: &str,
+    coord: &str,
+    nearest: &str,
+    target: Target,
+) -> Lowered<'c, 'a> {
+    let x = b.input(0, "X")?;
+    let dims = dims_of(&b.input_type(0, "X")?, "X")?;
+    let result = b.result_type(0)?;
+    let (torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
+    check_target(&target, &dims)?;
+
+    let none = t.none()?;
+    let (sizes, scales) = match &target {
+        Target::Scales(s) => (none, float_list(t, &s[2..])?),
+        Target::Sizes(s) => {
+            let elements = s
+                .iter()
+                .enumerate()
+                .skip(2)
+                .map(|(i, d)| match d {
+                    Some(d) => t.int(*d),
+                    None => size_of(t, x, i),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (t.list(&elements, "int")?, none)
+        }
+    };
+    let mode = str_constant(t, &torch_mode)?;
+    let align = t.bool(align_corners)?;
+    let antialias = t.bool(false)?;
+    Ok(vec![t.aten_tensor(
+        "__interpolate.size_list_scale_list",
+        &[x, sizes, scales, mode, align, none, antialias],
+        &result,
+    )?])
+}
+
+/// torch-mlir's mode string for an ONNX mode, coordinate transformation and nearest
+/// rounding, and whether torch's `align_corners` is set.
+fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(String, bool)> {
+    let suffix = |default: &str| {
+        if coord == default || coord == "align_corners" {
+            String::new()
+        } else {
+            format!("_{coord}")
+        }
+    };
+    match mode {
+        "nearest" => {
+            if rank < 3 {
+                bail!("nearest Resize needs batch and channel dimensions; X has rank {rank}");
+            }
+            if !matches!(coord, "asymmetric" | "half_pixel") {
+                bail!(
+                    "coordinate_transformation_mode '{coord}' is not supported in nearest \
+                     mode (only asymmetric and half_pixel)"
+                );
+            }
+            if !matches!(
+                nearest,
+                "floor" | "ceil" | "round_prefer_floor" | "round_prefer_ceil"
+            ) {
+                bail!("attribute 'nearest_mode' is '{nearest}', which ONNX does not define");
+            }
+            let rounding = if nearest == "floor" {
+                String::new()
+            } else {
+                format!(",{nearest}")
+            };
+            Ok((format!("nearest{}{rounding}", suffix("asymmetric")), false))
+        }
+        "linear" => {
+            if rank != 4 {
+                bail!(
+                    "linear Resize is supported for 4-D (N, C, H, W) data only; X has rank {rank}"
+                );
+            }
+            if !matches!(
+                coord,
+                "half_pixel"
+                    | "align_corners"
+                    | "asymmetric"
+                    | "pytorch_half_pixel"
+                    | "half_pixel_symmetric"
+            ) {
+                bail!("coordinate_transformation_mode '{coord}' is not supported in linear mode");
+            }
+            Ok((
+                format!("bilinear{}", suffix("half_pixel")),
+                coord == "align_corners",
+            ))
+        }
+        "cubic" => bail!("cubic Resize is not supported"),
+        other => bail!("attribute 'mode' is '{other}'; expected nearest or linear"),
+    }
+}
+
+/// Scales must be positive and leave the batch and channel dimensions alone; sizes
+/// must be positive and equal to those dimensions where known.
+fn check_target(target: &Target, dims: &[Dim]) -> Result<()> {
+    match target {
+        Target::Scales(scales) => {
+            for (i, &s) in scales.iter().enumerate() {
+                if s.is_nan() || s <= 0.0 {
+                    bail!("scales[{i}] is {s}; scales must be positive");
+                }
+                if i < 2 && s != 1.0 {
+                    bail!(
+                        "scales[{i}] is {s}: resizing dimension {i} is not supported, only \
+                         the spatial dimensions (2 and up)"
+                    );
+                }
+            }
+        }
+        Target::Sizes(sizes) => {
+            for (i, s) in sizes.iter().enumerate() {
+                if let Some(s) = s
+                    && *s <= 0
+                {
+                    bail!("sizes[{i}] is {s}; sizes must be positive");
+                }
+                if let (true, Some(s), Some(Some(d))) = (i < 2, s, dims.get(i))
+                    && s != d
+                {
+                    bail!(
+                        "sizes[{i}] is {s} but dimension {i} of X is {d}: resizing it is not \
+                         supported, only the spatial dimensions (2 and up)"
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_strings_match_torch_mlir() {
+        let m = |mode, coord, nearest| torch_mode(mode, coord, nearest, 4).unwrap();
+        assert_eq!(
+            m("nearest", "asymmetric", "floor"),
+            ("nearest".into(), false)
+        );
+        assert_eq!(
+            m("nearest", "half_pixel", "round_prefer_floor"),
+            ("nearest_half_pixel,round_prefer_floor".into(), false)
+        );
+        assert_eq!(m("linear", "half_pixel", ""), ("bilinear".into(), false));
+        assert_eq!(m("linear", "align_corners", ""), ("bilinear".into(), true));
+        assert_eq!(
+            m("linear", "asymmetric", ""),
+            ("bilinear_asymmetric".into(), false)
+        );
+        assert!(torch_mode("cubic", "half_pixel", "floor", 4).is_err());
+        assert!(torch_mode("nearest", "align_corners", "floor", 4).is_err());
+        assert!(torch_mode("linear", "half_pixel", "floor", 3).is_err());
+        assert!(torch_mode("linear", "tf_crop_and_resize", "floor", 4).is_err());
+    }
+
+    #[test]
+    fn only_spatial_dimensions_resize() {
+        let dims = [Some(1), Some(3), Some(4), None];
+        assert!(check_target(&Target::Scales(vec![1.0, 1.0, 2.0, 0.5]), &dims).is_ok());
+        assert!(check_target(&Target::Scales(vec![1.0, 2.0, 2.0, 2.0]), &dims).is_err());
+        assert!(check_target(&Target::Scales(vec![1.0, 1.0, 0.0, 2.0]), &dims).is_err());
+        let sizes = vec![Some(1), Some(3), Some(8), Some(8)];
+        assert!(check_target(&Target::Sizes(sizes), &dims).is_ok());
+        let sizes = vec![Some(2), Some(3), Some(8), Some(8)];
+        assert!(check_target(&Target::Sizes(sizes), &dims).is_err());
+    }
+}

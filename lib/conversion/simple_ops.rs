@@ -1,0 +1,214 @@
+//! Cast, Identity and Constant.
+
+use anyhow::{Result, anyhow, bail};
+use bytes::Bytes;
+use melior::ir::Value;
+use melior::ir::operation::OperationLike;
+
+use super::binder::Binder;
+use super::registry::Registry;
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::TensorType;
+use crate::onnx::dtype::{DType, onnx_type_name};
+use crate::onnx::tensor::TensorData;
+
+pub fn register(r: &mut Registry) {
+    r.on_op("Cast", 1, cast_named);
+    r.on_op("Cast", 6, cast);
+    r.on_op("Identity", 1, identity);
+    r.on_op("Constant", 1, constant);
+}
+
+type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
+
+/// `v` retyped from `from` to the more or less refined `to` it must replace. Types that
+/// only differ in what is known about them meet in `torch.tensor_static_info_cast`,
+/// which does nothing at run time.
+pub fn refine<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    v: Value<'c, 'a>,
+    from: &TensorType,
+    to: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    if from == to {
+        return Ok(v);
+    }
+    from.merge(to)
+        .map_err(|e| anyhow!("the value is {from} but the output is {to}: {e}"))?;
+    let op = t.op(
+        "torch.tensor_static_info_cast",
+        &[v],
+        &[t.tensor_type(to)?],
+        &[],
+    )?;
+    Ok(op.result(0)?.into())
+}
+
+/// Cast from opset 6: `to` is a data type code.
+fn cast<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let Some(code) = b.optional_int("to")? else {
+        bail!("missing required attribute 'to'");
+    };
+    let to = i32::try_from(code)
+        .map_err(|_| anyhow!("attribute 'to' is {code}, not a data type"))
+        .and_then(|c| DType::from_onnx(c).map_err(|e| anyhow!("attribute 'to': {e}")))?;
+    lower_cast(b, t, to)
+}
+
+/// Cast in opset 1 named the type: `to = "FLOAT"`.
+fn cast_named<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let name = b.string("to", "")?;
+    if name.is_empty() {
+        bail!("missing required attribute 'to'");
+    }
+    let code = (0..=i32::from(u8::MAX))
+        .find(|&c| onnx_type_name(c) == Some(name.as_str()))
+        .ok_or_else(|| anyhow!("attribute 'to' is \"{name}\", not an ONNX data type"))?;
+    let to = DType::from_onnx(code).map_err(|e| anyhow!("attribute 'to': {e}"))?;
+    lower_cast(b, t, to)
+}
+
+/// `torch.aten.to.dtype`. Opset 19's `saturate` only concerns float8 targets, which
+/// `DType` refuses, so it needs no handling.
+fn lower_cast<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, to: DType) -> Lowered<'c, 'a> {
+    let x = b.input(0, "input")?;
+    let x_type = b.input_type(0, "input")?;
+    if let Some(from) = x_type.dtype
+        && from.is_quantized()
+    {
+        bail!("input is {from}, a quantized type that Cast does not take");
+    }
+    let result = b.result_type(0)?;
+    if let Some(r) = result.dtype
+        && r != to
+    {
+        bail!("output is {r} but attribute 'to' says {to}");
+    }
+    Ok(vec![super::quantization::cast(
+        t,
+        x,
+        &result.with_dtype(to),
+    )?])
+}
+
+fn identity<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = b.input(0, "input")?;
+    let x_type = b.input_type(0, "input")?;
+    let result = b.result_type(0)?;
+    Ok(vec![refine(t, x, &x_type, &result)?])
+}
+
+/// The attributes a Constant may hold its value in; exactly one is set.
+const VALUE_ATTRIBUTES: [&str; 8] = [
+    "value",
+    "value_float",
+    "value_floats",
+    "value_int",
+    "value_ints",
+    "value_string",
+    "value_strings",
+    "sparse_value",
+];
+
+fn constant<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let given: Vec<&str> = VALUE_ATTRIBUTES
+        .into_iter()
+        .filter(|name| b.op.has_attribute(&format!("torch.onnx.{name}")))
+        .collect();
+    let name = match given.as_slice() {
+        [name] => *name,
+        [] => bail!(
+            "has no value attribute (one of {})",
+            VALUE_ATTRIBUTES.join(", ")
+        ),
+        several => bail!(
+            "has {} value attributes ({}), expected exactly one",
+            several.len(),
+            several.join(", ")
+        ),
+    };
+    let result = b.result_type(0)?;
+    match name {
+        "value" => {
+            let Some((attr, data)) = b.tensor_attribute("value")? else {
+                bail!("attribute 'value' is missing");
+            };
+            let ty = TensorType::known(data.dtype, &data.dims);
+            check_type(&ty, &result)?;
+            let op = t.op(
+                "torch.vtensor.literal",
+                &[],
+                &[t.tensor_type(&ty)?],
+                &[("value", attr)],
+            )?;
+            Ok(vec![refine(t, op.result(0)?.into(), &ty, &result)?])
+        }
+        "value_float" => {
+            let v = b.float("value_float", 0.0)? as f32;
+            literal(t, f32_data(&[v], &[]), &result)
+        }
+        "value_floats" => {
+            let v: Vec<f32> = b
+                .optional_floats("value_floats")?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|v| v as f32)
+                .collect();
+            literal(t, f32_data(&v, &[v.len() as i64]), &result)
+        }
+        "value_int" => {
+            let v = b.int("value_int", 0)?;
+            literal(t, i64_data(&[v], &[]), &result)
+        }
+        "value_ints" => {
+            let v = b.optional_ints("value_ints")?.unwrap_or_default();
+            literal(t, i64_data(&v, &[v.len() as i64]), &result)
+        }
+        "sparse_value" => bail!("attribute 'sparse_value': sparse tensors are not supported"),
+        other => bail!("attribute '{other}': string tensors are not supported"),
+    }
+}
+
+fn literal<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    data: TensorData,
+    result: &TensorType,
+) -> Lowered<'c, 'a> {
+    let ty = TensorType::known(data.dtype, &data.dims);
+    check_type(&ty, result)?;
+    let v = t.literal(&data)?;
+    Ok(vec![refine(t, v, &ty, result)?])
+}
+
+fn check_type(value: &TensorType, result: &TensorType) -> Result<()> {
+    value
+        .merge(result)
+        .map(|_| ())
+        .map_err(|e| anyhow!("the value is {value} but the output is {result}: {e}"))
+}
+
+fn f32_data(values: &[f32], dims: &[i64]) -> TensorData {
+    TensorData {
+        dtype: DType::F32,
+        dims: dims.to_vec(),
+        bytes: Bytes::from(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<_>>(),
+        ),
+    }
+}
+
+fn i64_data(values: &[i64], dims: &[i64]) -> TensorData {
+    TensorData {
+        dtype: DType::I64,
+        dims: dims.to_vec(),
+        bytes: Bytes::from(
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<_>>(),
+        ),
+    }
+}

@@ -1,0 +1,134 @@
+// RUN: qlower-opt --convert-onnx-to-torch %s | FileCheck %s
+
+// Resize lowers to __interpolate.size_list_scale_list like torch-mlir: the mode string
+// carries ONNX's coordinate transformation (after `_`) and nearest rounding (after `,`).
+
+// Nearest with scales and ONNX's defaults (half_pixel, round_prefer_floor).
+// CHECK-LABEL: func.func @test_resize_nearest_scales(
+func.func @test_resize_nearest_scales(%arg0: !torch.vtensor<[1,3,4,5],f32>) -> !torch.vtensor<[1,3,8,10],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,5],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,8,10],f32>
+  return %0 : !torch.vtensor<[1,3,8,10],f32>
+}
+// CHECK: "torch.constant.none"
+// CHECK: %[[NONE:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[SH:.+]] = "torch.constant.float"() {value = 2.000000e+00 : f64}
+// CHECK: %[[SW:.+]] = "torch.constant.float"() {value = 2.000000e+00 : f64}
+// CHECK: %[[SCALES:.+]] = "torch.prim.ListConstruct"(%[[SH]], %[[SW]]) : (!torch.float, !torch.float) -> !torch.list<float>
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "nearest_half_pixel,round_prefer_floor"} : () -> !torch.str
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: %[[AA:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: %[[Y:.+]] = "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[NONE]], %[[SCALES]], %[[MODE]], %[[ALIGN]], %[[NONE]], %[[AA]]) : (!torch.vtensor<[1,3,4,5],f32>, !torch.none, !torch.list<float>, !torch.str, !torch.bool, !torch.none, !torch.bool) -> !torch.vtensor<[1,3,8,10],f32>
+// CHECK: return %[[Y]]
+
+// Nearest with sizes, asymmetric coordinates and floor rounding: plain "nearest".
+// CHECK-LABEL: func.func @test_resize_nearest_sizes_asymmetric_floor(
+func.func @test_resize_nearest_sizes_asymmetric_floor(%arg0: !torch.vtensor<[1,1,2,4],f32>) -> !torch.vtensor<[1,1,3,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %sz = "torch.vtensor.literal"() {value = dense<[1, 1, 3, 6]> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %sz) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.coordinate_transformation_mode = "asymmetric", torch.onnx.nearest_mode = "floor"} : (!torch.vtensor<[1,1,2,4],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,3,6],f32>
+  return %0 : !torch.vtensor<[1,1,3,6],f32>
+}
+// CHECK: "torch.constant.none"
+// CHECK: %[[NONE:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[H:.+]] = "torch.constant.int"() {value = 3 : i64}
+// CHECK: %[[W:.+]] = "torch.constant.int"() {value = 6 : i64}
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "nearest"}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], %[[NONE]], %[[MODE]], %{{.+}}, %[[NONE]], %{{.+}}) : (!torch.vtensor<[1,1,2,4],f32>, !torch.list<int>, !torch.none, !torch.str, !torch.bool, !torch.none, !torch.bool) -> !torch.vtensor<[1,1,3,6],f32>
+
+// Resize-11 passes an empty scales tensor next to sizes.
+// CHECK-LABEL: func.func @test_resize_v11_empty_scales(
+func.func @test_resize_v11_empty_scales(%arg0: !torch.vtensor<[1,1,2,4],f32>) -> !torch.vtensor<[1,1,4,8],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %roi = "torch.vtensor.literal"() {value = dense<> : tensor<0xf32>} : () -> !torch.vtensor<[0],f32>
+  %s = "torch.vtensor.literal"() {value = dense<> : tensor<0xf32>} : () -> !torch.vtensor<[0],f32>
+  %sz = "torch.vtensor.literal"() {value = dense<[1, 1, 4, 8]> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %0 = "torch.operator"(%arg0, %roi, %s, %sz) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.nearest_mode = "ceil"} : (!torch.vtensor<[1,1,2,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,4,8],f32>
+  return %0 : !torch.vtensor<[1,1,4,8],f32>
+}
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%{{.+}}, %{{.+}}) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "nearest_half_pixel,ceil"}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], %{{.+}}, %[[MODE]],
+
+// Linear on NCHW is bilinear; align_corners sets torch's flag.
+// CHECK-LABEL: func.func @test_resize_linear_align_corners(
+func.func @test_resize_linear_align_corners(%arg0: !torch.vtensor<[1,3,4,5],f32>) -> !torch.vtensor<[1,3,8,10],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %sz = "torch.vtensor.literal"() {value = dense<[1, 3, 8, 10]> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %sz) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.coordinate_transformation_mode = "align_corners"} : (!torch.vtensor<[1,3,4,5],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,3,8,10],f32>
+  return %0 : !torch.vtensor<[1,3,8,10],f32>
+}
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bilinear"}
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = true}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %{{.+}}, %[[MODE]], %[[ALIGN]], %{{.+}}, %{{.+}})
+
+// Linear with scales and half_pixel (ONNX's default) is torch's own bilinear.
+// CHECK-LABEL: func.func @test_resize_linear_half_pixel_scales(
+func.func @test_resize_linear_half_pixel_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,2,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 0.5, 0.5]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,2,2],f32>
+  return %0 : !torch.vtensor<[1,3,2,2],f32>
+}
+// CHECK: %[[SH:.+]] = "torch.constant.float"() {value = 5.000000e-01 : f64}
+// CHECK: %[[SW:.+]] = "torch.constant.float"() {value = 5.000000e-01 : f64}
+// CHECK: %[[SCALES:.+]] = "torch.prim.ListConstruct"(%[[SH]], %[[SW]])
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bilinear"}
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %[[SCALES]], %[[MODE]], %[[ALIGN]],
+
+// Other coordinate transformations are spelled after the mode.
+// CHECK-LABEL: func.func @test_resize_linear_pytorch_half_pixel(
+func.func @test_resize_linear_pytorch_half_pixel(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.coordinate_transformation_mode = "pytorch_half_pixel"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,8,8],f32>
+  return %0 : !torch.vtensor<[1,3,8,8],f32>
+}
+// CHECK: "torch.constant.str"() {value = "bilinear_pytorch_half_pixel"}
+
+// Resize-18 axes name the resized dimensions; the others keep scale 1.
+// CHECK-LABEL: func.func @test_resize_axes(
+func.func @test_resize_axes(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,12,8],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[3.0, 2.0]> : tensor<2xf32>} : () -> !torch.vtensor<[2],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.axes = [2 : si64, -1 : si64], torch.onnx.coordinate_transformation_mode = "asymmetric"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,3,12,8],f32>
+  return %0 : !torch.vtensor<[1,3,12,8],f32>
+}
+// CHECK: %[[SH:.+]] = "torch.constant.float"() {value = 3.000000e+00 : f64}
+// CHECK: %[[SW:.+]] = "torch.constant.float"() {value = 2.000000e+00 : f64}
+// CHECK: %[[SCALES:.+]] = "torch.prim.ListConstruct"(%[[SH]], %[[SW]])
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "nearest,round_prefer_floor"}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %[[SCALES]], %[[MODE]],
+
+// Resize-10 samples like Upsample: asymmetric coordinates, rounding down.
+// CHECK-LABEL: func.func @test_resize_v10_nearest(
+func.func @test_resize_v10_nearest(%arg0: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,6],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 3.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %0 = "torch.operator"(%arg0, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,6],f32>
+  return %0 : !torch.vtensor<[1,1,4,6],f32>
+}
+// CHECK: %[[SCALES:.+]] = "torch.prim.ListConstruct"(%{{.+}}, %{{.+}}) : (!torch.float, !torch.float) -> !torch.list<float>
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "nearest"}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %[[SCALES]], %[[MODE]],
+
+// CHECK-LABEL: func.func @test_resize_v10_linear(
+func.func @test_resize_v10_linear(%arg0: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,4,4],f32> attributes {torch.onnx_meta.opset_version = 10 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %0 = "torch.operator"(%arg0, %s) {name = "onnx.Resize", torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,4,4],f32>
+  return %0 : !torch.vtensor<[1,1,4,4],f32>
+}
+// CHECK: "torch.constant.str"() {value = "bilinear_asymmetric"}
+
+// Sizes known only at run time: the result type's static sizes are used.
+// CHECK-LABEL: func.func @test_resize_runtime_sizes_static_result(
+func.func @test_resize_runtime_sizes_static_result(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,3,7,9],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.coordinate_transformation_mode = "asymmetric", torch.onnx.nearest_mode = "floor"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,3,7,9],f32>
+  return %0 : !torch.vtensor<[1,3,7,9],f32>
+}
+// CHECK: %[[H:.+]] = "torch.constant.int"() {value = 7 : i64}
+// CHECK: %[[W:.+]] = "torch.constant.int"() {value = 9 : i64}
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]])
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]],

@@ -1,0 +1,59 @@
+// Resize forms qlower does not lower are compile errors saying what is unsupported.
+// RUN: not qlower-opt --split-input-file --convert-onnx-to-torch %s 2>&1 | FileCheck %s
+
+// CHECK: error: node 'resize_cubic' (Resize): cubic Resize is not supported
+func.func @cubic(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "cubic"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,8,8],f32> loc("resize_cubic")
+  return %0 : !torch.vtensor<[1,3,8,8],f32>
+}
+
+// -----
+
+// CHECK: error: node 'resize_crop' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' is not supported in linear mode
+func.func @crop_and_resize(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %roi = "torch.vtensor.literal"() {value = dense<[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.5, 0.5]> : tensor<8xf32>} : () -> !torch.vtensor<[8],f32>
+  %0 = "torch.operator"(%arg0, %roi, %s) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.coordinate_transformation_mode = "tf_crop_and_resize"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.vtensor<[8],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,8,8],f32> loc("resize_crop")
+  return %0 : !torch.vtensor<[1,3,8,8],f32>
+}
+
+// -----
+
+// CHECK: error: node 'resize_channels' (Resize): scales[1] is 2: resizing dimension 1 is not supported, only the spatial dimensions (2 and up)
+func.func @channel_scale(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,6,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 2.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,6,8,8],f32> loc("resize_channels")
+  return %0 : !torch.vtensor<[1,6,8,8],f32>
+}
+
+// -----
+
+// CHECK: error: node 'resize_nn_align' (Resize): coordinate_transformation_mode 'align_corners' is not supported in nearest mode (only asymmetric and half_pixel)
+func.func @nearest_align_corners(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch.vtensor<[1,3,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.coordinate_transformation_mode = "align_corners"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,8,8],f32> loc("resize_nn_align")
+  return %0 : !torch.vtensor<[1,3,8,8],f32>
+}
+
+// -----
+
+// CHECK: error: node 'resize_dynamic' (Resize): input 'scales' must be a constant known at compile time
+func.func @runtime_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,?,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,?,?,?],f32> loc("resize_dynamic")
+  return %0 : !torch.vtensor<[?,?,?,?],f32>
+}
+
+// -----
+
+// CHECK: error: node 'resize_3d_linear' (Resize): linear Resize is supported for 4-D (N, C, H, W) data only; X has rank 5
+func.func @trilinear(%arg0: !torch.vtensor<[1,1,2,2,2],f32>) -> !torch.vtensor<[1,1,4,4,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0, 2.0]> : tensor<5xf32>} : () -> !torch.vtensor<[5],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear"} : (!torch.vtensor<[1,1,2,2,2],f32>, !torch.none, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,1,4,4,4],f32> loc("resize_3d_linear")
+  return %0 : !torch.vtensor<[1,1,4,4,4],f32>
+}

@@ -1,0 +1,32 @@
+// RUN: not qlower-opt --split-input-file --convert-onnx-to-torch %s 2>&1 | FileCheck %s
+
+// CHECK: error: node 'slice_dynamic' (Slice): input 'starts' must be a constant known at compile time
+func.func @runtime_starts(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %e = "torch.vtensor.literal"() {value = dense<3> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %arg1, %e) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> loc("slice_dynamic")
+  return %0 : !torch.vtensor<[?,6],f32>
+}
+
+// -----
+
+// CHECK: error: node 'slice_reverse' (Slice): steps[0] is negative, which needs the size of axis 0 of data, and it is not known
+func.func @negative_step_dynamic(%arg0: !torch.vtensor<[?,6],f32>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %e = "torch.vtensor.literal"() {value = dense<-9223372036854775808> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %a = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %st = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %e, %a, %st) {name = "onnx.Slice"} : (!torch.vtensor<[?,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> loc("slice_reverse")
+  return %0 : !torch.vtensor<[?,6],f32>
+}
+
+// -----
+
+// CHECK: error: node 'slice_zero_step' (Slice): steps[0] is 0
+func.func @zero_step(%arg0: !torch.vtensor<[4,6],f32>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %e = "torch.vtensor.literal"() {value = dense<3> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %a = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %st = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %e, %a, %st) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> loc("slice_zero_step")
+  return %0 : !torch.vtensor<[?,6],f32>
+}

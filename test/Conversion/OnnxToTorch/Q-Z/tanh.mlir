@@ -1,0 +1,16 @@
+// RUN: qlower-opt --convert-onnx-to-torch %s | FileCheck %s
+
+// CHECK-LABEL: func.func @test_tanh(
+func.func @test_tanh(%arg0: !torch.vtensor<[3,4,5],f32>) -> !torch.vtensor<[3,4,5],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Tanh"} : (!torch.vtensor<[3,4,5],f32>) -> !torch.vtensor<[3,4,5],f32>
+  return %0 : !torch.vtensor<[3,4,5],f32>
+}
+// CHECK: %[[Y:.+]] = "torch.aten.tanh"(%arg0) : (!torch.vtensor<[3,4,5],f32>) -> !torch.vtensor<[3,4,5],f32>
+// CHECK: return %[[Y]]
+
+// CHECK-LABEL: func.func @test_tanh_dynamic_f16(
+func.func @test_tanh_dynamic_f16(%arg0: !torch.vtensor<[?,4],f16>) -> !torch.vtensor<[?,4],f16> attributes {torch.onnx_meta.opset_version = 1 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Tanh"} : (!torch.vtensor<[?,4],f16>) -> !torch.vtensor<[?,4],f16>
+  return %0 : !torch.vtensor<[?,4],f16>
+}
+// CHECK: "torch.aten.tanh"(%arg0) : (!torch.vtensor<[?,4],f16>) -> !torch.vtensor<[?,4],f16>

@@ -1,0 +1,35 @@
+// RUN: qlower-opt --convert-onnx-to-torch %s | FileCheck %s
+
+// Axes count in the output's rank (-1 of rank 4 is 3) and are inserted in
+// ascending order. Unsqueeze-11 takes them as an attribute.
+// CHECK-LABEL: func.func @test_unsqueeze_axes_attribute(
+func.func @test_unsqueeze_axes_attribute(%arg0: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[1,3,4,1],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Unsqueeze", torch.onnx.axes = [-1 : si64, 0 : si64]} : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[1,3,4,1],f32>
+  return %0 : !torch.vtensor<[1,3,4,1],f32>
+}
+// CHECK: %[[A0:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[U:.+]] = "torch.aten.unsqueeze"(%arg0, %[[A0]]) : (!torch.vtensor<[3,4],f32>, !torch.int) -> !torch.vtensor<[1,3,4],f32>
+// CHECK: %[[A3:.+]] = "torch.constant.int"() {value = 3 : i64}
+// CHECK: %[[Y:.+]] = "torch.aten.unsqueeze"(%[[U]], %[[A3]]) : (!torch.vtensor<[1,3,4],f32>, !torch.int) -> !torch.vtensor<[1,3,4,1],f32>
+// CHECK: return %[[Y]]
+
+// Unsqueeze-13 takes axes as an input.
+// CHECK-LABEL: func.func @test_unsqueeze_axes_input(
+func.func @test_unsqueeze_axes_input(%arg0: !torch.vtensor<[?,4],si64>) -> !torch.vtensor<[?,1,1,4],si64> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %a = "torch.vtensor.literal"() {value = dense<[2, 1]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %0 = "torch.operator"(%arg0, %a) {name = "onnx.Unsqueeze"} : (!torch.vtensor<[?,4],si64>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,1,1,4],si64>
+  return %0 : !torch.vtensor<[?,1,1,4],si64>
+}
+// CHECK: %[[A1:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[U:.+]] = "torch.aten.unsqueeze"(%arg0, %[[A1]]) : (!torch.vtensor<[?,4],si64>, !torch.int) -> !torch.vtensor<[?,1,4],si64>
+// CHECK: %[[A2:.+]] = "torch.constant.int"() {value = 2 : i64}
+// CHECK: "torch.aten.unsqueeze"(%[[U]], %[[A2]]) : (!torch.vtensor<[?,1,4],si64>, !torch.int) -> !torch.vtensor<[?,1,1,4],si64>
+
+// A scalar becomes a 1-element tensor.
+// CHECK-LABEL: func.func @test_unsqueeze_scalar(
+func.func @test_unsqueeze_scalar(%arg0: !torch.vtensor<[],si64>) -> !torch.vtensor<[1],si64> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %a = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %a) {name = "onnx.Unsqueeze"} : (!torch.vtensor<[],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[1],si64>
+  return %0 : !torch.vtensor<[1],si64>
+}
+// CHECK: "torch.aten.unsqueeze"(%arg0, %{{.+}}) : (!torch.vtensor<[],si64>, !torch.int) -> !torch.vtensor<[1],si64>
