@@ -2,8 +2,7 @@
 //! normalizing with the given running mean and variance.
 
 use anyhow::{Result, bail};
-use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use melior::ir::{Value, ValueLike};
+use melior::ir::Value;
 
 use super::binder::Binder;
 use super::registry::Registry;
@@ -28,7 +27,7 @@ fn batch_norm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Ve
     // Before opset 14 the extra outputs (running and saved statistics) exist only in
     // training; inference may declare them but must not read them.
     for i in 1..b.result_count() {
-        if result_is_used(b.op, i) {
+        if b.is_result_used(i) {
             bail!("output {i} (a training statistic) is used, but only inference is supported");
         }
     }
@@ -84,25 +83,4 @@ fn check_channel_input(ty: &TensorType, name: &str, channels: Option<i64>) -> Re
         },
         Some(_) => bail!("{name} must be 1-D (one value per channel), but is {ty}"),
     }
-}
-
-/// Whether result `i` of `op` has a use anywhere in the op that holds it.
-fn result_is_used(op: OperationRef<'_, '_>, i: usize) -> bool {
-    let Ok(result) = op.result(i) else {
-        return false;
-    };
-    let target = result.to_raw().ptr;
-    let Some(scope) = op.parent_operation() else {
-        return false;
-    };
-    let mut used = false;
-    scope.walk(WalkOrder::PreOrder, |o| {
-        if o.operands().any(|v| v.to_raw().ptr == target) {
-            used = true;
-            WalkResult::Interrupt
-        } else {
-            WalkResult::Advance
-        }
-    });
-    used
 }

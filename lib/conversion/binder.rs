@@ -9,7 +9,7 @@ use melior::ir::attribute::AttributeLike;
 use melior::ir::attribute::{
     ArrayAttribute, DenseElementsAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
 };
-use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::{Attribute, Value, ValueLike};
 
 use crate::dialect::ops::dense_attribute_data;
@@ -76,6 +76,28 @@ impl<'c, 'a> Binder<'c, 'a> {
 
     pub fn result_count(&self) -> usize {
         self.op.result_count()
+    }
+
+    /// Whether result `i` has a use anywhere in the function holding the op; lowerings
+    /// refuse outputs they cannot produce only when something reads them.
+    pub fn is_result_used(&self, i: usize) -> bool {
+        let Ok(result) = self.op.result(i) else {
+            return false;
+        };
+        let target = result.to_raw().ptr;
+        let Some(scope) = self.op.parent_operation() else {
+            return false;
+        };
+        let mut used = false;
+        scope.walk(WalkOrder::PreOrder, |o| {
+            if o.operands().any(|v| v.to_raw().ptr == target) {
+                used = true;
+                WalkResult::Interrupt
+            } else {
+                WalkResult::Advance
+            }
+        });
+        used
     }
 
     pub fn result_type(&self, i: usize) -> Result<TensorType> {

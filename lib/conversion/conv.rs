@@ -6,7 +6,9 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::conv_geometry::{emit_convolution, read_geometry};
+use super::conv_geometry::{
+    TorchConvolution, emit_convolution, emit_torch_convolution, read_geometry,
+};
 use super::registry::Registry;
 use super::window::{
     AutoPad, Cut, auto_pad, check_spatial, cut_spatial, explicit_pads, extent, per_axis,
@@ -306,31 +308,15 @@ fn conv_transpose<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lower
     };
     let torch_pads: Vec<i64> = axes.iter().map(|a| a.padding).collect();
     let torch_extra: Vec<i64> = axes.iter().map(|a| a.output_padding).collect();
-    let bias = match bias {
-        Some(v) => v,
-        None => t.none()?,
+    let params = TorchConvolution {
+        strides: &g.strides,
+        padding: &torch_pads,
+        dilations: &g.dilations,
+        transposed: true,
+        output_padding: &torch_extra,
+        groups: group,
     };
-    let strides = t.int_list(&g.strides)?;
-    let padding = t.int_list(&torch_pads)?;
-    let dilations = t.int_list(&g.dilations)?;
-    let transposed = t.bool(true)?;
-    let output_padding = t.int_list(&torch_extra)?;
-    let groups = t.int(group)?;
-    let y = t.aten_tensor(
-        "convolution",
-        &[
-            x,
-            w,
-            bias,
-            strides,
-            padding,
-            dilations,
-            transposed,
-            output_padding,
-            groups,
-        ],
-        &conv_type,
-    )?;
+    let y = emit_torch_convolution(t, x, w, bias, &params, &conv_type)?;
     Ok(vec![cut_spatial(t, y, &produced, &cuts, &result)?])
 }
 

@@ -180,31 +180,53 @@ pub fn emit_convolution<'c, 'a>(
         let p = t.aten_tensor("constant_pad_nd", &[x, pads, zero], &padded_type)?;
         (p, vec![0; n])
     };
+    let params = TorchConvolution {
+        strides: &geometry.strides,
+        padding: &padding,
+        dilations: &geometry.dilations,
+        transposed: false,
+        output_padding: &vec![0; n],
+        groups: geometry.group,
+    };
+    emit_torch_convolution(t, input, w, bias, &params, result)
+}
+
+/// The non-tensor operands of `torch.aten.convolution`.
+pub struct TorchConvolution<'p> {
+    pub strides: &'p [i64],
+    pub padding: &'p [i64],
+    pub dilations: &'p [i64],
+    pub transposed: bool,
+    pub output_padding: &'p [i64],
+    pub groups: i64,
+}
+
+/// `torch.aten.convolution(input, weight, bias or none, stride, padding, dilation,
+/// transposed, output_padding, groups)`.
+pub fn emit_torch_convolution<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    input: Value<'c, 'a>,
+    weight: Value<'c, 'a>,
+    bias: Option<Value<'c, 'a>>,
+    p: &TorchConvolution<'_>,
+    result: &TensorType,
+) -> Result<Value<'c, 'a>> {
     let bias = match bias {
         Some(v) => v,
         None => t.none()?,
     };
-    let strides = t.int_list(&geometry.strides)?;
-    let padding = t.int_list(&padding)?;
-    let dilations = t.int_list(&geometry.dilations)?;
-    let transposed = t.bool(false)?;
-    let output_padding = t.int_list(&vec![0; n])?;
-    let groups = t.int(geometry.group)?;
-    t.aten_tensor(
-        "convolution",
-        &[
-            input,
-            w,
-            bias,
-            strides,
-            padding,
-            dilations,
-            transposed,
-            output_padding,
-            groups,
-        ],
-        result,
-    )
+    let operands = [
+        input,
+        weight,
+        bias,
+        t.int_list(p.strides)?,
+        t.int_list(p.padding)?,
+        t.int_list(p.dilations)?,
+        t.bool(p.transposed)?,
+        t.int_list(p.output_padding)?,
+        t.int(p.groups)?,
+    ];
+    t.aten_tensor("convolution", &operands, result)
 }
 
 fn padded(x: &TensorType, g: &ConvGeometry) -> TensorType {

@@ -5,8 +5,7 @@
 //! off after it.
 
 use anyhow::{Result, bail};
-use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
-use melior::ir::{Value, ValueLike};
+use melior::ir::Value;
 
 use super::binder::Binder;
 use super::registry::Registry;
@@ -138,7 +137,7 @@ impl Pool {
 fn max_pool<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     // ONNX flattens Indices over the whole tensor, torch per plane: nothing to lower
     // them to, so only an unread Indices output is accepted.
-    if b.result_count() > 1 && result_is_used(b.op, 1) {
+    if b.result_count() > 1 && b.is_result_used(1) {
         bail!("output Indices is used, but only the pooled values are supported");
     }
     let x = b.input(0, "X")?;
@@ -370,25 +369,4 @@ fn global_pool<'c, 'a>(
         }
     };
     Ok(vec![y])
-}
-
-/// Whether result `i` of `op` has a use anywhere in the op that holds it.
-fn result_is_used(op: OperationRef<'_, '_>, i: usize) -> bool {
-    let Ok(result) = op.result(i) else {
-        return false;
-    };
-    let target = result.to_raw().ptr;
-    let Some(scope) = op.parent_operation() else {
-        return false;
-    };
-    let mut used = false;
-    scope.walk(WalkOrder::PreOrder, |o| {
-        if o.operands().any(|v| v.to_raw().ptr == target) {
-            used = true;
-            WalkResult::Interrupt
-        } else {
-            WalkResult::Advance
-        }
-    });
-    used
 }

@@ -8,9 +8,7 @@ use melior::ir::Value;
 
 use super::binder::Binder;
 use super::conv_geometry::{emit_convolution, read_geometry};
-use super::quant_params::{
-    ParamSpec, QuantParams, check_storage, dequantize, quantize, read_params,
-};
+use super::quant_params::{QuantParams, dequantize, quantize, read_qlinear_params};
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
@@ -18,25 +16,6 @@ use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {
     r.on_op("QLinearConv", 10, qlinear_conv);
-}
-
-fn spec<'n>(
-    scale: usize,
-    scale_name: &'n str,
-    zp_name: &'n str,
-    data: &'n str,
-    axis: i64,
-    storage: DType,
-) -> ParamSpec<'n> {
-    ParamSpec {
-        scale_input: scale,
-        zero_point_input: scale + 1,
-        scale_name,
-        zero_point_name: zp_name,
-        data_name: data,
-        axis,
-        default_storage: storage,
-    }
 }
 
 pub fn check_8bit(t: &TensorType, name: &str) -> Result<DType> {
@@ -64,44 +43,12 @@ fn qlinear_conv<'c, 'a>(
     let x_type = b.input_type(0, "x")?;
     let w = b.input(3, "w")?;
     let w_type = b.input_type(3, "w")?;
-    let x_dtype = check_8bit(&x_type, "x")?;
-    let w_dtype = check_8bit(&w_type, "w")?;
-    // Unlike QuantizeLinear's, these zero points are required inputs.
-    b.input(1, "x_scale")?;
-    b.input(2, "x_zero_point")?;
-    b.input(4, "w_scale")?;
-    b.input(5, "w_zero_point")?;
-    b.input(6, "y_scale")?;
-    b.input(7, "y_zero_point")?;
+    check_8bit(&x_type, "x")?;
+    check_8bit(&w_type, "w")?;
     let result = b.result_type(0)?;
-
-    let xp = read_params(
-        b,
-        &spec(1, "x_scale", "x_zero_point", "x", 0, x_dtype),
-        &x_type,
-    )?;
-    require_per_tensor(&xp, "x_scale")?;
-    check_storage(&xp, &x_type, "x", "x_zero_point")?;
     // Per-channel weight parameters run along the output channels (axis 0).
-    let wp = read_params(
-        b,
-        &spec(4, "w_scale", "w_zero_point", "w", 0, w_dtype),
-        &w_type,
-    )?;
-    check_storage(&wp, &w_type, "w", "w_zero_point")?;
-    let y_default = result.dtype.unwrap_or(x_dtype);
-    let yp = read_params(
-        b,
-        &spec(6, "y_scale", "y_zero_point", "y", 0, y_default),
-        &result,
-    )?;
-    require_per_tensor(&yp, "y_scale")?;
-    if let Some(r) = result.dtype
-        && r != yp.storage
-    {
-        bail!("y is {r} but y_zero_point is {}", yp.storage);
-    }
-    yp.quantized_dtype()?;
+    let [xp, wp, yp] = read_qlinear_params(b, [("x", &x_type, 0), ("w", &w_type, 0)], &result)?;
+    require_per_tensor(&xp, "x_scale")?;
     let geometry = read_geometry(b, &x_type, &w_type, "x", "w")?;
     let c_out = w_type.shape.as_ref().and_then(|s| s[0]);
     let bias = b.optional_input(8);

@@ -6,8 +6,8 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::qlinear_conv::{check_8bit, require_per_tensor};
-use super::quant_params::{ParamSpec, check_storage, dequantize, quantize, read_params};
+use super::qlinear_conv::check_8bit;
+use super::quant_params::{dequantize, quantize, read_qlinear_params};
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
@@ -15,18 +15,6 @@ use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {
     r.on_op("QLinearMatMul", 10, qlinear_matmul);
-}
-
-fn spec<'n>(scale: usize, names: [&'n str; 3], axis: i64, storage: DType) -> ParamSpec<'n> {
-    ParamSpec {
-        scale_input: scale,
-        zero_point_input: scale + 1,
-        scale_name: names[0],
-        zero_point_name: names[1],
-        data_name: names[2],
-        axis,
-        default_storage: storage,
-    }
 }
 
 fn qlinear_matmul<'c, 'a>(
@@ -37,50 +25,20 @@ fn qlinear_matmul<'c, 'a>(
     let a_type = b.input_type(0, "a")?;
     let bm = b.input(3, "b")?;
     let b_type = b.input_type(3, "b")?;
-    let a_dtype = check_8bit(&a_type, "a")?;
-    let b_dtype = check_8bit(&b_type, "b")?;
+    check_8bit(&a_type, "a")?;
+    check_8bit(&b_type, "b")?;
     let (Some(a_rank), Some(b_rank)) = (a_type.rank(), b_type.rank()) else {
         bail!("a and b need known ranks");
     };
     if a_rank == 0 || b_rank == 0 {
         bail!("a and b must have rank 1 or more");
     }
-    // Unlike QuantizeLinear's, these zero points are required inputs.
-    b.input(1, "a_scale")?;
-    b.input(2, "a_zero_point")?;
-    b.input(4, "b_scale")?;
-    b.input(5, "b_zero_point")?;
-    b.input(6, "y_scale")?;
-    b.input(7, "y_zero_point")?;
     let result = b.result_type(0)?;
     // Per-row parameters of a run along its rows (axis -2), per-column ones of b along
     // its columns (axis -1).
     let row_axis = if a_rank >= 2 { -2 } else { -1 };
-    let ap = read_params(
-        b,
-        &spec(1, ["a_scale", "a_zero_point", "a"], row_axis, a_dtype),
-        &a_type,
-    )?;
-    check_storage(&ap, &a_type, "a", "a_zero_point")?;
-    let bp = read_params(
-        b,
-        &spec(4, ["b_scale", "b_zero_point", "b"], -1, b_dtype),
-        &b_type,
-    )?;
-    check_storage(&bp, &b_type, "b", "b_zero_point")?;
-    let y_default = result.dtype.unwrap_or(a_dtype);
-    let yp = read_params(
-        b,
-        &spec(6, ["y_scale", "y_zero_point", "y"], 0, y_default),
-        &result,
-    )?;
-    require_per_tensor(&yp, "y_scale")?;
-    if let Some(r) = result.dtype
-        && r != yp.storage
-    {
-        bail!("y is {r} but y_zero_point is {}", yp.storage);
-    }
-    yp.quantized_dtype()?;
+    let [ap, bp, yp] =
+        read_qlinear_params(b, [("a", &a_type, row_axis), ("b", &b_type, -1)], &result)?;
 
     let af = dequantize(t, a, &a_type, &ap)?;
     let bf = dequantize(t, bm, &b_type, &bp)?;

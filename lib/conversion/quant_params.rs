@@ -53,6 +53,22 @@ pub struct ParamSpec<'n> {
     pub default_storage: DType,
 }
 
+impl<'n> ParamSpec<'n> {
+    /// The common layout: scale at `scale_input`, zero point right after it; `names` are
+    /// the scale's, the zero point's and the data's ONNX names.
+    pub fn at(scale_input: usize, names: [&'n str; 3], axis: i64, default_storage: DType) -> Self {
+        ParamSpec {
+            scale_input,
+            zero_point_input: scale_input + 1,
+            scale_name: names[0],
+            zero_point_name: names[1],
+            data_name: names[2],
+            axis,
+            default_storage,
+        }
+    }
+}
+
 /// Reads and checks the parameters `spec` points at, for a tensor of type `data`.
 pub fn read_params<'c, 'a>(
     binder: &Binder<'c, 'a>,
@@ -171,6 +187,55 @@ fn check_zero_point_range(zp: &TensorData, name: &str) -> Result<()> {
         bail!("{name} of an INT32 tensor must be 0");
     }
     Ok(())
+}
+
+/// The parameters of a two-operand QLinear op (QLinearConv, QLinearMatMul): the
+/// operands' at inputs 1-2 and 4-5, the output's at 6-7. All six are required. Returns
+/// (first, second, output); the output's are per-tensor and typed like `result`.
+pub fn read_qlinear_params<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    operands: [(&str, &TensorType, i64); 2],
+    result: &TensorType,
+) -> Result<[QuantParams<'c, 'a>; 3]> {
+    let [
+        (first, first_type, first_axis),
+        (second, second_type, second_axis),
+    ] = operands;
+    let names = |d: &str| [format!("{d}_scale"), format!("{d}_zero_point")];
+    for (i, d) in [(1, first), (4, second), (6, "y")] {
+        let [scale, zp] = names(d);
+        b.input(i, &scale)?;
+        b.input(i + 1, &zp)?;
+    }
+    let read = |i: usize, d: &str, data: &TensorType, axis: i64, storage: DType| {
+        let [scale, zp] = names(d);
+        let p = read_params(b, &ParamSpec::at(i, [&scale, &zp, d], axis, storage), data)?;
+        check_storage(&p, data, d, &zp)?;
+        Ok::<_, anyhow::Error>(p)
+    };
+    let storage_of = |t: &TensorType| t.dtype.unwrap_or(DType::U8);
+    let fp = read(1, first, first_type, first_axis, storage_of(first_type))?;
+    let sp = read(4, second, second_type, second_axis, storage_of(second_type))?;
+    let yp = read(
+        6,
+        "y",
+        result,
+        0,
+        result.dtype.unwrap_or(storage_of(first_type)),
+    )?;
+    if yp.axis.is_some() {
+        bail!(
+            "y_scale must be a scalar (per-tensor), but has {} elements",
+            yp.length
+        );
+    }
+    if let Some(r) = result.dtype
+        && r != yp.storage
+    {
+        bail!("y is {r} but y_zero_point is {}", yp.storage);
+    }
+    yp.quantized_dtype()?;
+    Ok([fp, sp, yp])
 }
 
 struct ParamNames<'n> {

@@ -43,15 +43,12 @@ fn quantize_linear<'c, 'a>(
     let x = b.input(0, "x")?;
     let x_type = b.input_type(0, "x")?;
     let storage = output_storage(b)?;
-    let spec = ParamSpec {
-        scale_input: 1,
-        zero_point_input: 2,
-        scale_name: "y_scale",
-        zero_point_name: "y_zero_point",
-        data_name: "x",
-        axis: b.int("axis", 1)?,
-        default_storage: storage,
-    };
+    let spec = ParamSpec::at(
+        1,
+        ["y_scale", "y_zero_point", "x"],
+        b.int("axis", 1)?,
+        storage,
+    );
     let p = read_params(b, &spec, &x_type)?;
     if b.optional_input(2).is_some() && b.int("output_dtype", 0)? != 0 && p.storage != storage {
         bail!(
@@ -81,15 +78,12 @@ fn dequantize_linear<'c, 'a>(
     let Some(x_dtype) = x_type.dtype else {
         bail!("x has an unknown element type");
     };
-    let spec = ParamSpec {
-        scale_input: 1,
-        zero_point_input: 2,
-        scale_name: "x_scale",
-        zero_point_name: "x_zero_point",
-        data_name: "x",
-        axis: b.int("axis", 1)?,
-        default_storage: x_dtype,
-    };
+    let spec = ParamSpec::at(
+        1,
+        ["x_scale", "x_zero_point", "x"],
+        b.int("axis", 1)?,
+        x_dtype,
+    );
     let p = read_params(b, &spec, &x_type)?;
     check_storage(&p, &x_type, "x", "x_zero_point")?;
     p.quantized_dtype()?;
