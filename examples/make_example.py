@@ -47,6 +47,6 @@ graph = h.make_graph(
     [h.make_tensor_value_info("output", T.FLOAT, [1, c_out, 16, 16])],
     inits,
 )
-model = h.make_model(graph, opset_imports=[h.make_opsetid("", 19)], producer_name="qlower-example")
+model = h.make_model(graph, opset_imports=[h.make_opsetid("", 19)], producer_name="qlower-example", ir_version=10)
 onnx.checker.check_model(model, full_check=True)
 onnx.save(model, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quantized_conv.onnx"))

@@ -8,4 +8,5 @@ pub mod onnx;
 pub mod output;
 pub mod pipeline;
 pub mod rewrite;
+pub mod runtime;
 pub mod timing;

@@ -8,9 +8,14 @@ use anyhow::{Context, Result};
 
 /// Writes `text` to `dest`, or to standard output when `dest` is `-`.
 pub fn write_output(dest: &Path, text: &str) -> Result<()> {
+    write_bytes(dest, text.as_bytes())
+}
+
+/// Writes `bytes` to `dest` (standard output for `-`) through a temporary file.
+pub fn write_bytes(dest: &Path, text: &[u8]) -> Result<()> {
     if dest.as_os_str() == "-" {
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
+        out.write_all(text)
             .and_then(|_| out.flush())
             .context("writing to standard output")?;
         return Ok(());
@@ -21,7 +26,7 @@ pub fn write_output(dest: &Path, text: &str) -> Result<()> {
     };
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a file in '{}'", dir.display()))?;
-    tmp.write_all(text.as_bytes())
+    tmp.write_all(text)
         .and_then(|_| tmp.flush())
         .with_context(|| format!("writing '{}'", dest.display()))?;
     tmp.persist(dest)

@@ -1,5 +1,10 @@
 //! The `qlower` command line.
 
+mod bench_cmd;
+mod inputs;
+mod run_cmd;
+mod threads;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -35,6 +40,9 @@ struct CompileArgs {
     /// Fail when an op has no lowering, instead of leaving it in import form.
     #[arg(long)]
     strict: bool,
+    /// List the ONNX ops qlower lowers, with the opset each rule applies from, and exit.
+    #[arg(long)]
+    list_ops: bool,
     /// Print how long each phase took to standard error.
     #[arg(long)]
     timing: bool,
@@ -42,10 +50,10 @@ struct CompileArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a model on the CPU backend (not available yet).
-    Run(Pending),
-    /// Time a model on the CPU backend (not available yet).
-    Bench(Pending),
+    /// Run a model on the CPU backend and write its outputs as .npy files.
+    Run(run_cmd::RunArgs),
+    /// Time a model on the CPU backend.
+    Bench(bench_cmd::BenchArgs),
     /// Quantize a float ONNX model (not available yet).
     Quantize(Pending),
 }
@@ -82,8 +90,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Run(_)) => not_yet("run", "the CPU backend"),
-        Some(Command::Bench(_)) => not_yet("bench", "the CPU backend"),
+        Some(Command::Run(args)) => run_cmd::run(args),
+        Some(Command::Bench(args)) => bench_cmd::run(args),
         Some(Command::Quantize(_)) => not_yet("quantize", "the post-training quantizer"),
         None => compile_command(cli.compile),
     }
@@ -94,6 +102,10 @@ fn not_yet(command: &str, part: &str) -> Result<()> {
 }
 
 fn compile_command(args: CompileArgs) -> Result<()> {
+    if args.list_ops {
+        print!("{}", qlower::conversion::rule_table());
+        return Ok(());
+    }
     let Some(model_path) = args.model else {
         bail!("no model given; usage: qlower MODEL.onnx -o OUT.mlir (see --help)");
     };

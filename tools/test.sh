@@ -12,7 +12,9 @@ echo "== cargo fmt --check"
 cargo fmt --check
 echo "== cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
-echo "== cargo test (unit, lit runner, downstream acceptance)"
+echo "== README command (a) in release mode (undefined behaviour can hide in debug builds)"
+cargo run --quiet --release --bin qlower -- examples/quantized_conv.onnx > /dev/null
+echo "== cargo test (unit, lit runner, downstream acceptance, conformance, differential)"
 cargo test --all-targets
 echo "== LLVM lit + FileCheck on the same files"
 QLOWER_BIN_DIR="$repo/target/debug" .venv/bin/lit -sv test/

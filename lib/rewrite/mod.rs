@@ -58,7 +58,10 @@ pub fn op_pattern(
         let op = unsafe { OperationRef::from_raw(raw_op) };
         let rewriter = unsafe { PatternRewriter::from_raw(raw_rewriter) };
         let base = rewriter.as_rewriter_base();
-        let context = unsafe { op.context().to_ref() };
+        // `to_ref` points into the `ContextRef` it is called on, so that value must
+        // outlive every use of the reference: keep it in a local for the whole call.
+        let context_ref = op.context();
+        let context = unsafe { context_ref.to_ref() };
         let outcome =
             panics::inside_pattern(|| catch_unwind(AssertUnwindSafe(|| body(context, op, base))));
         match outcome {

@@ -28,7 +28,7 @@ def save(model, name, where=HERE, check=True):
 def model(nodes, name, inputs, outputs, inits=(), opset=19, extra_opsets=(), **kw):
     g = h.make_graph(nodes, name, inputs, outputs, list(inits), **kw)
     opsets = [h.make_opsetid("", opset)] + [h.make_opsetid(d, v) for d, v in extra_opsets]
-    return h.make_model(g, opset_imports=opsets, producer_name="qlower-tests", producer_version="1")
+    return h.make_model(g, opset_imports=opsets, producer_name="qlower-tests", producer_version="1", ir_version=10)
 
 
 def vi(name, dtype, shape):

@@ -1,0 +1,245 @@
+//! `matmul` with numpy semantics (1-D operands become a row or a column that the
+//! result drops, batch dimensions broadcast), and the plain `mm` and `bmm`. Every
+//! output element sums its products in order along the shared dimension, in its own
+//! element type (f32 without fused multiply-adds; i32 wrapping). Rows are computed in
+//! parallel.
+
+use anyhow::{Context as _, Result, bail};
+use rayon::prelude::*;
+
+use super::elem::{Elem, dispatch_numeric};
+use super::layout::{broadcast_map, broadcast_shapes, result_count};
+use super::{Call, Kernel, args};
+use crate::runtime::tensor::{Data, Tensor};
+use crate::runtime::value::Value;
+
+pub fn lookup(op: &str) -> Option<Kernel> {
+    Some(match op {
+        "aten.matmul" => matmul,
+        "aten.mm" => mm,
+        "aten.bmm" => bmm,
+        _ => return None,
+    })
+}
+
+/// A batched product: `a` is `[batch_a..., m, k]`, `b` is `[batch_b..., k, n]`.
+struct Product {
+    batch: Vec<usize>,
+    a_batch: Vec<usize>,
+    b_batch: Vec<usize>,
+    m: usize,
+    k: usize,
+    n: usize,
+}
+
+fn run<T: Elem>(p: &Product, a: &Data, b: &Data) -> Result<Data> {
+    let (Some(a), Some(b)) = (T::slice(a), T::slice(b)) else {
+        bail!("the operands have different element types");
+    };
+    let batches = result_count(&p.batch)?;
+    let a_map = broadcast_map(&p.a_batch, &p.batch)?;
+    let b_map = broadcast_map(&p.b_batch, &p.batch)?;
+    let total = result_count(&[batches, p.m, p.n])?;
+    let mut out = vec![T::default(); total];
+    if total == 0 {
+        return Ok(T::wrap(out));
+    }
+    let (m, k, n) = (p.m, p.k, p.n);
+    out.par_chunks_mut(n).enumerate().for_each(|(row, y)| {
+        let (batch, i) = (row / m, row % m);
+        let ab = a_map.as_ref().map_or(batch, |map| map[batch]);
+        let bb = b_map.as_ref().map_or(batch, |map| map[batch]);
+        let a_row = &a[(ab * m + i) * k..(ab * m + i + 1) * k];
+        let b_mat = &b[bb * k * n..(bb + 1) * k * n];
+        // Row by row of b, so b is read in order; each output element still sums its
+        // products in order along k.
+        for (l, &x) in a_row.iter().enumerate() {
+            let b_row = &b_mat[l * n..(l + 1) * n];
+            for (y, &w) in y.iter_mut().zip(b_row) {
+                *y = y.add_product(x, w);
+            }
+        }
+    });
+    Ok(T::wrap(out))
+}
+
+/// Multiplies `a` by `b` as `product` describes, giving `shape`.
+fn multiply(
+    c: &Call,
+    a: &Tensor,
+    b: &Tensor,
+    p: &Product,
+    shape: Vec<usize>,
+) -> Result<Vec<Value>> {
+    for t in [a, b] {
+        if t.quant.is_some() {
+            bail!(
+                "a quantized {} operand; matmul takes plain values",
+                t.dtype()
+            );
+        }
+    }
+    if a.data.dtype() != b.data.dtype() {
+        bail!("matmul of {} by {}", a.dtype(), b.dtype());
+    }
+    let data = dispatch_numeric!(
+        &a.data,
+        run(p, &a.data, &b.data),
+        bail!("matmul of {} tensors is not supported", a.dtype())
+    )?;
+    args::ret(c, Tensor::new(shape, data)?)
+}
+
+/// numpy's matmul: a 1-D `a` is a row `[1, k]` and a 1-D `b` a column `[k, 1]`, each
+/// dimension dropped from the result; the batch dimensions broadcast.
+fn matmul(c: &Call) -> Result<Vec<Value>> {
+    let a = args::tensor(c, 0)?;
+    let b = args::tensor(c, 1)?;
+    if a.rank() == 0 || b.rank() == 0 {
+        bail!("matmul of a 0-d tensor");
+    }
+    let (a_shape, a_vector) = match a.shape.as_slice() {
+        [k] => (vec![1, *k], true),
+        s => (s.to_vec(), false),
+    };
+    let (b_shape, b_vector) = match b.shape.as_slice() {
+        [k] => (vec![*k, 1], true),
+        s => (s.to_vec(), false),
+    };
+    let (a_batch, a_mat) = a_shape.split_at(a_shape.len() - 2);
+    let (b_batch, b_mat) = b_shape.split_at(b_shape.len() - 2);
+    if a_mat[1] != b_mat[0] {
+        bail!(
+            "matmul of {:?} by {:?}: {} ≠ {}",
+            a.shape,
+            b.shape,
+            a_mat[1],
+            b_mat[0]
+        );
+    }
+    let batch = broadcast_shapes(a_batch, b_batch).context("matmul batch dimensions")?;
+    let p = Product {
+        batch: batch.clone(),
+        a_batch: a_batch.to_vec(),
+        b_batch: b_batch.to_vec(),
+        m: a_mat[0],
+        k: a_mat[1],
+        n: b_mat[1],
+    };
+    let mut shape = batch;
+    if !a_vector {
+        shape.push(p.m);
+    }
+    if !b_vector {
+        shape.push(p.n);
+    }
+    multiply(c, a, b, &p, shape)
+}
+
+/// `mm`: `[m, k]` by `[k, n]`.
+fn mm(c: &Call) -> Result<Vec<Value>> {
+    let a = args::tensor(c, 0)?;
+    let b = args::tensor(c, 1)?;
+    let ([m, k], [k2, n]) = (a.shape.as_slice(), b.shape.as_slice()) else {
+        bail!("mm of {:?} by {:?}: both must be 2-D", a.shape, b.shape);
+    };
+    if k != k2 {
+        bail!("mm of {:?} by {:?}: {k} ≠ {k2}", a.shape, b.shape);
+    }
+    let p = Product {
+        batch: vec![],
+        a_batch: vec![],
+        b_batch: vec![],
+        m: *m,
+        k: *k,
+        n: *n,
+    };
+    multiply(c, a, b, &p, vec![*m, *n])
+}
+
+/// `bmm`: `[batch, m, k]` by `[batch, k, n]`.
+fn bmm(c: &Call) -> Result<Vec<Value>> {
+    let a = args::tensor(c, 0)?;
+    let b = args::tensor(c, 1)?;
+    let ([ba, m, k], [bb, k2, n]) = (a.shape.as_slice(), b.shape.as_slice()) else {
+        bail!("bmm of {:?} by {:?}: both must be 3-D", a.shape, b.shape);
+    };
+    if ba != bb || k != k2 {
+        bail!("bmm of {:?} by {:?}", a.shape, b.shape);
+    }
+    let p = Product {
+        batch: vec![*ba],
+        a_batch: vec![*ba],
+        b_batch: vec![*bb],
+        m: *m,
+        k: *k,
+        n: *n,
+    };
+    multiply(c, a, b, &p, vec![*ba, *m, *n])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use crate::runtime::tensor::Data;
+
+    fn matmul(a: (&[usize], &[f32]), b: (&[usize], &[f32])) -> (Vec<usize>, Vec<f32>) {
+        let t = run1("aten.matmul", &[f32s(a.0, a.1), f32s(b.0, b.1)], unknown()).unwrap();
+        (t.shape.clone(), f32_values(&t))
+    }
+
+    #[test]
+    fn matrices_and_vectors() {
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let b = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+        assert_eq!(
+            matmul((&[2, 3], &a), (&[3, 2], &b)),
+            (vec![2, 2], vec![4.0, 5.0, 10.0, 11.0])
+        );
+        // Vector by matrix: the row dimension is dropped.
+        assert_eq!(
+            matmul((&[3], &a[..3]), (&[3, 2], &b)),
+            (vec![2], vec![4.0, 5.0])
+        );
+        // Matrix by vector: the column dimension is dropped.
+        assert_eq!(
+            matmul((&[2, 3], &a), (&[3], &[1.0, 1.0, 1.0])),
+            (vec![2], vec![6.0, 15.0])
+        );
+        // Dot product.
+        assert_eq!(
+            matmul((&[3], &a[..3]), (&[3], &a[..3])),
+            (vec![], vec![14.0])
+        );
+    }
+
+    #[test]
+    fn batch_dimensions_broadcast() {
+        // [2, 1, 1, 2] by [3, 2, 1]: batch [2, 3], each a [1, 2] by [2, 1] product.
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let b = [1.0, 1.0, 1.0, 0.0, 0.0, 1.0];
+        let (shape, v) = matmul((&[2, 1, 1, 2], &a), (&[3, 2, 1], &b));
+        assert_eq!(shape, vec![2, 3, 1, 1]);
+        assert_eq!(v, vec![3.0, 1.0, 2.0, 7.0, 3.0, 4.0]);
+        // A vector against a batch of matrices.
+        let (shape, v) = matmul((&[2], &[1.0, 1.0]), (&[3, 2, 1], &b));
+        assert_eq!((shape, v), (vec![3, 1], vec![2.0, 1.0, 1.0]));
+    }
+
+    #[test]
+    fn int32_products_wrap_and_mm_bmm_check_ranks() {
+        let a = i32s(&[1, 2], &[i32::MAX, 1]);
+        let b = i32s(&[2, 1], &[1, 1]);
+        let t = run1("aten.matmul", &[a.clone(), b.clone()], unknown()).unwrap();
+        assert_eq!(t.data, Data::I32(vec![i32::MIN]));
+        let t = run1("aten.mm", &[a.clone(), b.clone()], unknown()).unwrap();
+        assert_eq!(t.shape, vec![1, 1]);
+        assert!(run("aten.mm", &[i32s(&[2], &[1, 1]), b.clone()], &[unknown()]).is_err());
+        assert!(run("aten.bmm", &[a.clone(), b], &[unknown()]).is_err());
+        assert!(run("aten.matmul", &[a.clone(), a], &[unknown()]).is_err());
+        let x = i32s(&[1, 1, 2], &[1, 2]);
+        let y = i32s(&[1, 2, 1], &[3, 4]);
+        let t = run1("aten.bmm", &[x, y], unknown()).unwrap();
+        assert_eq!(t.data, Data::I32(vec![11]));
+    }
+}

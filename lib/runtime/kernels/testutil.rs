@@ -1,0 +1,87 @@
+//! Helpers for the kernels' unit tests: building operands and running a kernel by its
+//! op name, as the plan does.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{Call, ResultType, lookup};
+use crate::dialect::types::TensorType;
+use crate::onnx::dtype::DType;
+use crate::runtime::tensor::{Data, Tensor};
+use crate::runtime::value::Value;
+
+pub fn tensor(shape: &[usize], data: Data) -> Value {
+    Value::tensor(Tensor::new(shape.to_vec(), data).unwrap())
+}
+
+pub fn f32s(shape: &[usize], v: &[f32]) -> Value {
+    tensor(shape, Data::F32(v.to_vec()))
+}
+
+pub fn i32s(shape: &[usize], v: &[i32]) -> Value {
+    tensor(shape, Data::I32(v.to_vec()))
+}
+
+pub fn ints(v: &[i64]) -> Value {
+    Value::IntList(v.to_vec())
+}
+
+/// A result of `dtype` and unknown shape.
+pub fn of(dtype: DType) -> ResultType {
+    ResultType::Tensor(TensorType {
+        dtype: Some(dtype),
+        shape: None,
+    })
+}
+
+/// A result of unknown type.
+pub fn unknown() -> ResultType {
+    ResultType::Tensor(TensorType::unknown())
+}
+
+/// Runs `torch.<op>` on `args`, declaring `results`.
+pub fn run(op: &str, args: &[Value], results: &[ResultType]) -> Result<Vec<Value>> {
+    let kernel =
+        lookup(&format!("torch.{op}")).ok_or_else(|| anyhow::anyhow!("no kernel for {op}"))?;
+    kernel(&Call { args, results })
+}
+
+/// Runs `op` with one tensor result declared as `result` and returns that tensor.
+pub fn run1(op: &str, args: &[Value], result: ResultType) -> Result<Arc<Tensor>> {
+    let out = run(op, args, &[result])?;
+    match out.into_iter().next() {
+        Some(Value::Tensor(t)) => Ok(t),
+        other => anyhow::bail!("expected one tensor result, got {other:?}"),
+    }
+}
+
+/// The f32 values of a tensor result.
+pub fn f32_values(t: &Tensor) -> Vec<f32> {
+    match &t.data {
+        Data::F32(v) => v.clone(),
+        other => panic!("expected f32 data, got {:?}", other.dtype()),
+    }
+}
+
+/// Every op name the kernel files register (the quoted names in their `lookup`s).
+pub fn registered_ops() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/runtime/kernels");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
+        let path = entry.expect("directory entry").path();
+        let text = std::fs::read_to_string(&path).expect("source is readable");
+        for piece in text.split('"').skip(1).step_by(2) {
+            let plausible = piece.starts_with("aten.")
+                || piece.starts_with("prim.")
+                || piece == "tensor_static_info_cast";
+            if plausible && lookup(&format!("torch.{piece}")).is_some() {
+                names.push(piece.to_string());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}

@@ -1,0 +1,9 @@
+//! The CPU backend: a plan built once from a lowered function, run many times.
+
+pub mod io;
+pub mod kernels;
+pub mod model;
+pub mod plan;
+mod run;
+pub mod tensor;
+pub mod value;

@@ -1,0 +1,106 @@
+//! `run`: executes a plan's steps over a vector of slots, with no MLIR in sight.
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::kernels::Call;
+use super::plan::{Plan, check_results};
+use super::tensor::Tensor;
+use super::value::Value;
+
+impl Plan {
+    /// Checks `inputs` against the declared input types (dynamic dims take any size).
+    pub fn check_inputs(&self, inputs: &[Tensor]) -> Result<()> {
+        if inputs.len() != self.inputs.len() {
+            bail!(
+                "the model takes {} inputs, {} were given",
+                self.inputs.len(),
+                inputs.len()
+            );
+        }
+        self.inputs
+            .iter()
+            .zip(inputs)
+            .try_for_each(|(port, t)| check_input(port, t))
+    }
+
+    /// Runs the plan on `inputs`, given in the order of `self.inputs`.
+    pub fn run(&self, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        self.check_inputs(&inputs)?;
+        let mut slots: Vec<Option<Value>> = vec![None; self.slot_count];
+        for (slot, v) in &self.constants {
+            slots[*slot] = Some(v.clone());
+        }
+        for (port, t) in self.inputs.iter().zip(inputs) {
+            slots[port.slot] = Some(Value::tensor(t));
+        }
+        for step in &self.steps {
+            let args = step
+                .args
+                .iter()
+                .map(|&s| {
+                    slots[s]
+                        .clone()
+                        .with_context(|| format!("internal error: {} reads an empty slot", step.op))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let out = (step.kernel)(&Call {
+                args: &args,
+                results: &step.result_types,
+            })
+            .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
+            .with_context(|| step.op.clone())?;
+            drop(args);
+            for (&slot, v) in step.results.iter().zip(out) {
+                slots[slot] = Some(v);
+            }
+            for &slot in &step.release {
+                slots[slot] = None;
+            }
+        }
+        self.outputs
+            .iter()
+            .map(|port| match slots[port.slot].take() {
+                Some(Value::Tensor(t)) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())),
+                _ => bail!("output '{}' was not computed", port.name),
+            })
+            .collect()
+    }
+}
+
+fn check_input(port: &super::plan::Port, t: &Tensor) -> Result<()> {
+    if let Some(d) = port.ty.dtype
+        && d != t.dtype()
+    {
+        bail!(
+            "input '{}' must be {d}, but the given tensor is {}",
+            port.name,
+            t.dtype()
+        );
+    }
+    if let Some(dims) = &port.ty.shape {
+        let fits = dims.len() == t.shape.len()
+            && dims
+                .iter()
+                .zip(&t.shape)
+                .all(|(d, &n)| d.is_none_or(|d| d as usize == n));
+        if !fits {
+            bail!(
+                "input '{}' must have shape {}, but the given tensor has {:?}",
+                port.name,
+                shape_text(dims),
+                t.shape
+            );
+        }
+    }
+    Ok(())
+}
+
+fn shape_text(dims: &[Option<i64>]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| d.map(|n| n.to_string()).unwrap_or_else(|| "?".into()))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}

@@ -1,0 +1,85 @@
+//! `qlower bench`: times a model on the CPU backend. Inputs come from files or are
+//! random tensors of the declared types; the report is the median and minimum.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use crate::inputs::{bound_inputs, parse_binding, random_input};
+use crate::threads::{thread_count, with_threads};
+use qlower::runtime::model::plan_model;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The model: `.onnx`, or a lowered `.mlir` printed by qlower.
+    model: PathBuf,
+    /// An input as NAME=FILE (repeatable); inputs not given are random.
+    #[arg(short = 'i', long = "input", value_parser = parse_binding)]
+    inputs: Vec<(String, PathBuf)>,
+    /// Timed runs.
+    #[arg(long, default_value_t = 50)]
+    iterations: usize,
+    /// Untimed runs before the timed ones.
+    #[arg(long, default_value_t = 5)]
+    warmup: usize,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON line instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    if args.iterations == 0 {
+        bail!("--iterations must be at least 1");
+    }
+    let plan = plan_model(&args.model)?;
+    let inputs = if args.inputs.is_empty() {
+        plan.inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| random_input(p, i as u64 + 1))
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        bound_inputs(&plan, &args.inputs)?
+    };
+    let threads = thread_count(args.threads)?;
+    let times = with_threads(Some(threads), || -> Result<Vec<f64>> {
+        for _ in 0..args.warmup {
+            plan.run(inputs.clone())?;
+        }
+        let mut times = Vec::with_capacity(args.iterations);
+        for _ in 0..args.iterations {
+            let batch = inputs.clone();
+            let start = Instant::now();
+            plan.run(batch)?;
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        Ok(times)
+    })??;
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = if sorted.len() % 2 == 1 {
+        sorted[sorted.len() / 2]
+    } else {
+        (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
+    };
+    let min = sorted[0];
+    if args.json {
+        println!(
+            "{{\"median_ms\":{median:.6},\"min_ms\":{min:.6},\"iterations\":{},\"threads\":{threads}}}",
+            args.iterations
+        );
+    } else {
+        println!(
+            "{}: median {median:.3} ms, min {min:.3} ms over {} iterations, {threads} thread{}",
+            args.model.display(),
+            args.iterations,
+            if threads == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}

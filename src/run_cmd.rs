@@ -1,0 +1,66 @@
+//! `qlower run`: runs a model on the CPU backend and writes each output as `.npy`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::inputs::{bound_inputs, parse_binding};
+use crate::threads::with_threads;
+use qlower::output::write_bytes;
+use qlower::runtime::io::npy;
+use qlower::runtime::model::plan_model;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The model: `.onnx`, or a lowered `.mlir` printed by qlower.
+    model: PathBuf,
+    /// An input as NAME=FILE, where FILE is `.npy` or `.pb` (repeatable).
+    #[arg(short = 'i', long = "input", value_parser = parse_binding)]
+    inputs: Vec<(String, PathBuf)>,
+    /// Directory for the outputs, written as `<output name>.npy`.
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// Worker threads for the kernels (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let plan = plan_model(&args.model)?;
+    let inputs = bound_inputs(&plan, &args.inputs)?;
+    plan.check_inputs(&inputs)?;
+    // Checked before running, so a long run does not end in an unwritable directory.
+    std::fs::create_dir_all(&args.out_dir).with_context(|| {
+        format!(
+            "cannot create output directory '{}'",
+            args.out_dir.display()
+        )
+    })?;
+    let outputs = with_threads(args.threads, || plan.run(inputs))??;
+    for (port, tensor) in plan.outputs.iter().zip(&outputs) {
+        let path = args.out_dir.join(format!("{}.npy", file_safe(&port.name)));
+        let bytes = npy::encode(tensor).with_context(|| format!("output '{}'", port.name))?;
+        write_bytes(&path, &bytes)?;
+    }
+    Ok(())
+}
+
+/// An output name as a file name: path separators would escape the directory.
+fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c == '\0' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if s.is_empty() || s == "." || s == ".." || Path::new(&s).components().count() != 1 {
+        format!("output_{}", s.replace('.', "_"))
+    } else {
+        s
+    }
+}

@@ -1,0 +1,39 @@
+//! Differential tests against ONNX Runtime: `run.py` generates random quantized models
+//! (QLinearConv, QDQ Conv and MatMul, dynamic quantization), runs them with ONNX Runtime and
+//! with the `qlower` binary, and compares the outputs; a subset also goes through
+//! `qlower MODEL -o X.mlir` and `qlower run X.mlir`. See `tools/differential/run.py`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const QLOWER: &str = env!("CARGO_BIN_EXE_qlower");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+#[test]
+fn qlower_agrees_with_onnx_runtime() {
+    let root = PathBuf::from(ROOT);
+    let python = root.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing; run tools/setup.sh to create the test oracles' venv",
+        python.display()
+    );
+    let script = root.join("tools/differential/run.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(["--qlower", QLOWER, "--cases", "200", "--seed", "1"])
+        .current_dir(&root)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    if !stderr.trim().is_empty() {
+        eprintln!("{stderr}");
+    }
+    assert!(
+        out.status.success(),
+        "qlower disagrees with ONNX Runtime ({}); the report is above",
+        stdout.lines().last().unwrap_or("no summary")
+    );
+}
