@@ -1,5 +1,6 @@
 //! The CPU backend: a plan built once from a lowered function, run many times.
 
+mod fuse;
 pub mod io;
 pub mod kernels;
 pub mod model;

@@ -14,6 +14,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
+use super::fuse::{self, Operand};
 use super::kernels::{self, Call, Kernel, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
@@ -103,6 +104,14 @@ impl Builder {
         let s = self.slot_count;
         self.slot_count += 1;
         self.slots.insert(key(v), s);
+        s
+    }
+
+    /// A slot holding `v` from the start, for operands no IR value stands for.
+    fn constant_slot(&mut self, v: Value) -> usize {
+        let s = self.slot_count;
+        self.slot_count += 1;
+        self.constants.insert(s, v);
         s
     }
 
@@ -208,11 +217,32 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
             .unwrap_or_default();
         bail!("{onnx} was not lowered, so it cannot run");
     }
-    let kernel =
-        kernels::lookup(name).ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?;
-    let args = (0..op.operand_count())
-        .map(|i| b.slot(op.operand(i)?))
-        .collect::<Result<Vec<_>>>()?;
+    let fused = if name == "torch.aten.quantize_per_tensor" {
+        fuse::match_quantized(op)
+    } else {
+        None
+    };
+    let (kernel, args) = match fused {
+        Some(f) => {
+            let args = f
+                .operands
+                .into_iter()
+                .map(|o| match o {
+                    Operand::Ir(v) => b.slot(v),
+                    Operand::Const(c) => Ok(b.constant_slot(c)),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (f.kernel, args)
+        }
+        None => {
+            let kernel = kernels::lookup(name)
+                .ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?;
+            let args = (0..op.operand_count())
+                .map(|i| b.slot(op.operand(i)?))
+                .collect::<Result<Vec<_>>>()?;
+            (kernel, args)
+        }
+    };
     let mut result_types = Vec::new();
     for i in 0..op.result_count() {
         result_types.push(result_type(op.result(i)?.into())?);
@@ -343,13 +373,26 @@ pub(super) fn check_results(values: &[Value], types: &[ResultType]) -> Result<()
     Ok(())
 }
 
-/// Orders the constants and computes, per step, which slots die after it.
+/// Drops steps and constants nothing reads (the float steps a fused step replaced,
+/// weights only they used), orders the constants, and computes, per step, which slots
+/// die after it.
 fn finish(
-    constants: HashMap<usize, Value>,
-    mut steps: Vec<Step>,
+    mut constants: HashMap<usize, Value>,
+    steps: Vec<Step>,
     inputs: &[Port],
     outputs: &[Port],
 ) -> (Vec<(usize, Value)>, Vec<Step>) {
+    let mut live: std::collections::HashSet<usize> = outputs.iter().map(|o| o.slot).collect();
+    let mut kept = Vec::with_capacity(steps.len());
+    for step in steps.into_iter().rev() {
+        if step.results.iter().any(|r| live.contains(r)) {
+            live.extend(step.args.iter().copied());
+            kept.push(step);
+        }
+    }
+    kept.reverse();
+    let mut steps = kept;
+    constants.retain(|slot, _| live.contains(slot));
     let mut last_use: HashMap<usize, usize> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         for &a in &s.args {

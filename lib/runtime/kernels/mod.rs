@@ -69,6 +69,7 @@ mod norm;
 mod pad;
 mod pool;
 mod promote;
+pub mod qlinear;
 mod quant;
 mod reduce;
 mod resize;
