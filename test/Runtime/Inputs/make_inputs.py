@@ -42,6 +42,11 @@ def main():
     np.save(path("x_complex.npy"), np.zeros((2, 3), np.complex64))
     with open(path("x_bad_header.npy"), "wb") as f:
         f.write(b"\x93NUMPY\x01\x00\x10\x00{'descr': '<f4'")
+    # A header whose shape's element count overflows 64 bits; no data follows.
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path("x_overflow.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
     data = nh.from_array(x, "x").SerializeToString()
     with open(path("x_truncated.pb"), "wb") as f:
         f.write(data[: len(data) // 2])
