@@ -1,6 +1,6 @@
 //! `qlower run`: runs a model on the CPU backend and writes each output as `.npy`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -8,7 +8,7 @@ use clap::Args;
 use crate::inputs::{bound_inputs, parse_binding};
 use crate::threads::with_threads;
 use qlower::output::write_bytes;
-use qlower::runtime::io::npy;
+use qlower::runtime::io::{npy, output_file_name};
 use qlower::runtime::model::plan_model;
 
 #[derive(Args)]
@@ -39,28 +39,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     })?;
     let outputs = with_threads(args.threads, || plan.run(inputs))??;
     for (port, tensor) in plan.outputs.iter().zip(&outputs) {
-        let path = args.out_dir.join(format!("{}.npy", file_safe(&port.name)));
+        let path = args.out_dir.join(output_file_name(&port.name));
         let bytes = npy::encode(tensor).with_context(|| format!("output '{}'", port.name))?;
         write_bytes(&path, &bytes)?;
     }
     Ok(())
-}
-
-/// An output name as a file name: path separators would escape the directory.
-fn file_safe(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c == '/' || c == '\\' || c == '\0' {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if s.is_empty() || s == "." || s == ".." || Path::new(&s).components().count() != 1 {
-        format!("output_{}", s.replace('.', "_"))
-    } else {
-        s
-    }
 }

@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use qlower::runtime::io::{npy, pb};
+use qlower::runtime::io::{npy, output_file_name, pb};
 
 use json::Json;
 
@@ -221,25 +221,6 @@ fn load_cases(dir: &Path) -> Result<(Vec<Case>, Vec<NotWritten>), String> {
     Ok((cases, not_written))
 }
 
-/// The output file name `qlower run` uses for `name` (see `src/run_cmd.rs`).
-fn file_safe(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c == '/' || c == '\\' || c == '\0' {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if s.is_empty() || s == "." || s == ".." || Path::new(&s).components().count() != 1 {
-        format!("output_{}", s.replace('.', "_"))
-    } else {
-        s
-    }
-}
-
 fn timeout() -> Duration {
     let secs = std::env::var("QLOWER_CONFORMANCE_TIMEOUT")
         .ok()
@@ -350,11 +331,11 @@ fn run_case(dir: &Path, case: &Case) -> Result<(), String> {
         };
         run_qlower(&args).map_err(|e| format!("{at}{e}"))?;
         for (j, name) in case.outputs.iter().enumerate() {
-            let got_path = out.path().join(format!("{}.npy", file_safe(name)));
+            let got_path = out.path().join(output_file_name(name));
             if !got_path.exists() {
                 return Err(format!(
-                    "{at}output '{name}': qlower wrote no {}.npy",
-                    file_safe(name)
+                    "{at}output '{name}': qlower wrote no {}",
+                    output_file_name(name)
                 ));
             }
             let got = npy::read(&got_path).map_err(|e| format!("{at}output '{name}': {e:#}"))?;
