@@ -10,3 +10,4 @@ pub mod pipeline;
 pub mod rewrite;
 pub mod runtime;
 pub mod timing;
+pub mod transforms;

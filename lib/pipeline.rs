@@ -8,6 +8,7 @@ use melior::ir::Module;
 use crate::conversion::{Leftovers, convert_onnx_to_torch};
 use crate::import::import_model;
 use crate::onnx::validate::ValidModel;
+use crate::transforms::{self, FoldLimits};
 
 /// The form `qlower` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -16,6 +17,16 @@ pub enum Emit {
     Import,
     /// Lowered to the torch dialect with explicit quantization (the default).
     Torch,
+    /// As `torch`, then convolutions and matmuls of dequantized operands applied to the
+    /// quantized tensors (`fuse-quantized-ops`); what `qlower run` and `bench` execute.
+    Fused,
+}
+
+/// Settings that passes read; the command lines fill them from flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PassOptions {
+    /// How large a constant `fold-constants` may read or create.
+    pub fold_limits: FoldLimits,
 }
 
 /// A named transformation of a module, runnable alone from `qlower-opt --NAME`. It
@@ -23,19 +34,81 @@ pub enum Emit {
 pub struct Pass {
     pub name: &'static str,
     pub description: &'static str,
-    pub run: for<'c> fn(&'c Context, &mut Module<'c>) -> Result<Vec<String>>,
+    pub run: for<'c> fn(&'c Context, &mut Module<'c>, &PassOptions) -> Result<Vec<String>>,
 }
 
 /// Every pass qlower has, in the order `--help` lists them.
 pub fn passes() -> &'static [Pass] {
-    &[Pass {
-        name: "convert-onnx-to-torch",
-        description: "Lower torch.operator \"onnx.X\" ops to torch ops with explicit quantization",
-        run: run_conversion,
-    }]
+    &[
+        Pass {
+            name: "convert-onnx-to-torch",
+            description: "Lower torch.operator \"onnx.X\" ops to torch ops with explicit quantization",
+            run: run_conversion,
+        },
+        Pass {
+            name: "fold-constants",
+            description: "Evaluate ops whose operands are all constants (never Q/DQ ops) with the runtime's kernels",
+            run: run_fold_constants,
+        },
+        Pass {
+            name: "canonicalize-quant",
+            description: "Simplify quantization round trips, merge duplicate constants, fold item of a literal",
+            run: run_canonicalize_quant,
+        },
+        Pass {
+            name: "dce",
+            description: "Remove unused ops that are free of side effects",
+            run: run_dce,
+        },
+        Pass {
+            name: "fuse-quantized-ops",
+            description: "Apply convolutions and matmuls of dequantized operands to the quantized tensors, accumulating in qint32",
+            run: run_fuse_quantized_ops,
+        },
+    ]
 }
 
-fn run_conversion<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<Vec<String>> {
+fn run_fold_constants<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    options: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::fold_constants(context, module, options.fold_limits)?;
+    Ok(Vec::new())
+}
+
+fn run_canonicalize_quant<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::canonicalize_quant(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_dce<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::dce(context, module);
+    Ok(Vec::new())
+}
+
+fn run_fuse_quantized_ops<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::fuse_quantized_ops::fuse_quantized_ops(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_conversion<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
     let leftovers = convert_onnx_to_torch(context, module)?;
     Ok(leftover_warning(&leftovers).into_iter().collect())
 }
@@ -57,6 +130,8 @@ fn leftover_warning(leftovers: &Leftovers) -> Option<String> {
 pub struct Options {
     /// Make ops without a lowering an error instead of a warning.
     pub strict: bool,
+    /// Settings of the simplification passes.
+    pub passes: PassOptions,
 }
 
 pub struct Compiled<'c> {
@@ -73,7 +148,7 @@ pub fn compile<'c>(
 ) -> Result<Compiled<'c>> {
     let mut module = import_model(context, model)?;
     let mut warnings = Vec::new();
-    if emit == Emit::Torch {
+    if emit != Emit::Import {
         let leftovers = convert_onnx_to_torch(context, &mut module)?;
         if let Some(w) = leftover_warning(&leftovers) {
             if options.strict {
@@ -81,6 +156,27 @@ pub fn compile<'c>(
             }
             warnings.push(w);
         }
+        simplify(context, &mut module, &options.passes)?;
+    }
+    if emit == Emit::Fused {
+        transforms::fuse_quantized_ops::fuse_quantized_ops(context, &mut module)?;
+        // Each fusion emits its own zero points and axis constants: merge them. The float
+        // operands' dequantizes are dead once the op reads the quantized tensors.
+        transforms::canonicalize_quant(context, &mut module)?;
+        transforms::dce(context, &mut module);
     }
     Ok(Compiled { module, warnings })
+}
+
+/// The default simplification after conversion: fold, canonicalize quantization, then
+/// remove what became dead.
+fn simplify<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    options: &PassOptions,
+) -> Result<()> {
+    transforms::fold_constants(context, module, options.fold_limits)?;
+    transforms::canonicalize_quant(context, module)?;
+    transforms::dce(context, module);
+    Ok(())
 }

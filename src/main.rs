@@ -14,8 +14,9 @@ use clap::{Args, Parser, Subcommand};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
 use qlower::output::write_output;
-use qlower::pipeline::{Emit, Options, compile};
+use qlower::pipeline::{Emit, Options, PassOptions, compile};
 use qlower::timing::PhaseTimer;
+use qlower::transforms::FoldLimits;
 
 /// Lowers a quantized ONNX model into MLIR with explicit quantization.
 #[derive(Parser)]
@@ -40,6 +41,12 @@ struct CompileArgs {
     /// Fail when an op has no lowering, instead of leaving it in import form.
     #[arg(long)]
     strict: bool,
+    /// Fold no op that reads a tensor with more elements than this.
+    #[arg(long, value_name = "N", default_value_t = FoldLimits::default().max_input_elements)]
+    fold_max_input_elements: usize,
+    /// Fold no op whose result would have more elements than this.
+    #[arg(long, value_name = "N", default_value_t = FoldLimits::default().max_output_elements)]
+    fold_max_output_elements: usize,
     /// List the ONNX ops qlower lowers, with the opset each rule applies from, and exit.
     #[arg(long)]
     list_ops: bool,
@@ -119,6 +126,12 @@ fn compile_command(args: CompileArgs) -> Result<()> {
         args.emit,
         Options {
             strict: args.strict,
+            passes: PassOptions {
+                fold_limits: FoldLimits {
+                    max_input_elements: args.fold_max_input_elements,
+                    max_output_elements: args.fold_max_output_elements,
+                },
+            },
         },
     )?;
     for w in &compiled.warnings {

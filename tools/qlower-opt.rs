@@ -12,7 +12,8 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use qlower::ir::context::new_context;
 use qlower::ir::parse::parse_module;
 use qlower::output::write_output;
-use qlower::pipeline::{Pass, passes};
+use qlower::pipeline::{Pass, PassOptions, passes};
+use qlower::transforms::FoldLimits;
 
 fn command() -> Command {
     let mut cmd = Command::new("qlower-opt")
@@ -35,6 +36,20 @@ fn command() -> Command {
                 .long("output")
                 .default_value("-")
                 .help("Where to write the result; `-` is standard output"),
+        )
+        .arg(
+            Arg::new("fold-max-input-elements")
+                .long("fold-max-input-elements")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("fold-constants: fold no op that reads a tensor with more elements than N"),
+        )
+        .arg(
+            Arg::new("fold-max-output-elements")
+                .long("fold-max-output-elements")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("fold-constants: fold no op whose result has more elements than N"),
         );
     for pass in passes() {
         cmd = cmd.arg(
@@ -98,17 +113,30 @@ fn run(matches: &ArgMatches) -> Result<()> {
         .collect();
     selected.sort_by_key(|(i, _)| *i);
 
+    let defaults = FoldLimits::default();
+    let options = PassOptions {
+        fold_limits: FoldLimits {
+            max_input_elements: matches
+                .get_one::<usize>("fold-max-input-elements")
+                .copied()
+                .unwrap_or(defaults.max_input_elements),
+            max_output_elements: matches
+                .get_one::<usize>("fold-max-output-elements")
+                .copied()
+                .unwrap_or(defaults.max_output_elements),
+        },
+    };
     let name = if input == "-" { "<stdin>" } else { input };
     let passes: Vec<&Pass> = selected.into_iter().map(|(_, p)| p).collect();
     if !matches.get_flag("split-input-file") {
-        return write_output(&output, &process(&source, name, &passes)?);
+        return write_output(&output, &process(&source, name, &passes, &options)?);
     }
     // Like mlir-opt: each chunk is compiled alone, errors are reported and the rest
     // still runs, and the exit code says whether any chunk failed.
     let mut printed = Vec::new();
     let mut failed = 0;
     for chunk in source.split("\n// -----\n") {
-        match process(chunk, name, &passes) {
+        match process(chunk, name, &passes, &options) {
             Ok(text) => printed.push(text),
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -123,11 +151,11 @@ fn run(matches: &ArgMatches) -> Result<()> {
     Ok(())
 }
 
-fn process(source: &str, name: &str, passes: &[&Pass]) -> Result<String> {
+fn process(source: &str, name: &str, passes: &[&Pass], options: &PassOptions) -> Result<String> {
     let context = new_context();
     let mut module = parse_module(&context, source, name)?;
     for pass in passes {
-        for w in (pass.run)(&context, &mut module)? {
+        for w in (pass.run)(&context, &mut module, options)? {
             eprintln!("warning: {w}");
         }
     }

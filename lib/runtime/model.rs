@@ -1,5 +1,5 @@
 //! Loading a model for the backend: an `.onnx` file compiled in memory through the
-//! default pipeline, or a lowered `.mlir` file that qlower printed.
+//! fused pipeline (`--emit fused`), or a lowered `.mlir` file that qlower printed.
 
 use std::path::Path;
 
@@ -22,7 +22,7 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
         parse_module(&context, &text, &path.display().to_string())?
     } else {
         let model = load_model(path)?;
-        compile(&context, &model, Emit::Torch, Options { strict: false })?.module
+        compile(&context, &model, Emit::Fused, Options::default())?.module
     };
     Plan::new(&module)
 }

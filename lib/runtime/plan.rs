@@ -217,10 +217,10 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
             .unwrap_or_default();
         bail!("{onnx} was not lowered, so it cannot run");
     }
-    let fused = if name == "torch.aten.quantize_per_tensor" {
-        fuse::match_quantized(op)
-    } else {
-        None
+    let fused = match name {
+        "torch.aten.quantize_per_tensor" => fuse::match_quantized(op),
+        "torch.aten.dequantize.self" => fuse::match_dequantized(op),
+        _ => None,
     };
     let (kernel, args) = match fused {
         Some(f) => {

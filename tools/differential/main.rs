@@ -1,7 +1,9 @@
 //! Differential tests against ONNX Runtime: `run.py` generates random quantized models
 //! (QLinearConv, QDQ Conv and MatMul, dynamic quantization), runs them with ONNX Runtime and
 //! with the `qlower` binary, and compares the outputs; a subset also goes through
-//! `qlower MODEL -o X.mlir` and `qlower run X.mlir`. See `tools/differential/run.py`.
+//! `qlower MODEL --emit fused -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
+//! QDQ case through `--emit torch` (unfused), whose outputs must be byte-identical to the
+//! fused run's. See `tools/differential/run.py`.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -23,8 +23,12 @@ Families, in a fixed rotation so that every seed covers them all:
 - qdq_matmul: the same with MatMul, the weight quantized per column (axis=1);
 - dynamic_matmul: DynamicQuantizeLinear + MatMulInteger + Cast + Mul rescale, as ONNX
   Runtime's dynamic quantization writes it;
-- roundtrip: one case in 4, of every family, is also compiled with `qlower MODEL -o X.mlir`
-  and run from the .mlir, which must give outputs identical to running the .onnx.
+- roundtrip: one case in 4, of every family, is also compiled with
+  `qlower MODEL --emit fused -o X.mlir` and run from the .mlir, which must give outputs
+  identical to running the .onnx (which `qlower run` compiles with the fused pipeline);
+- unfused: every qlinearconv, qdq_conv and qdq_matmul case is also compiled with
+  `qlower MODEL --emit torch -o X.mlir` (no fuse-quantized-ops) and run from the .mlir, which
+  must give outputs byte-identical to the fused .onnx run: fusion never changes a result.
 
 Prints per-family counts and a final line `N passed, M failed`; exits 1 on any failure, and
 keeps the failing cases (model, inputs, ONNX Runtime's and qlower's outputs, repro.sh) in a
@@ -52,7 +56,9 @@ ROTATION = [
     "qlinearconv", "qdq_conv", "qlinearconv", "dynamic_matmul", "qlinearconv",
     "qdq_matmul", "qlinearconv", "dynamic_matmul", "qlinearconv", "qdq_conv",
 ]
-FAMILIES = ["qlinearconv", "qdq_conv", "qdq_matmul", "dynamic_matmul", "roundtrip"]
+FAMILIES = ["qlinearconv", "qdq_conv", "qdq_matmul", "dynamic_matmul", "roundtrip", "unfused"]
+# Families whose convolutions and matmuls `fuse-quantized-ops` rewrites.
+UNFUSED_FAMILIES = {"qlinearconv", "qdq_conv", "qdq_matmul"}
 ROUNDTRIP_EVERY = 4
 
 
@@ -575,6 +581,7 @@ class Result:
         self.index, self.family, self.desc = index, family, desc
         self.error = None          # the ORT comparison
         self.roundtrip = None      # None: not tried; "pass"; "skip"; or an error
+        self.unfused = None        # the same, for the unfused (--emit torch) .mlir
         self.off_by_one = 0
         self.ort_note = None       # set when ONNX Runtime ran with basic optimizations
         self.case_dir = None
@@ -623,6 +630,8 @@ def run_case(args, work, index):
         result.error = f"qlower run: {err}"
         if round_trips(index):
             result.roundtrip = "skip"
+        if family in UNFUSED_FAMILIES:
+            result.unfused = "skip"
         return result
     got, err = read_outputs(out_dir, want.keys())
     if err:
@@ -650,28 +659,32 @@ def run_case(args, work, index):
             result.error = "; ".join(errors)
 
     if round_trips(index):
-        mlir = os.path.join(case_dir, "model.mlir")
-        err = run_cmd([args.qlower, model_path, "-o", mlir])
-        if err:
-            result.roundtrip = f"qlower {os.path.basename(model_path)} -o model.mlir: {err}"
-        else:
-            rt_dir = os.path.join(case_dir, "qlower_mlir_out")
-            _, err = qlower_run(args.qlower, mlir, feed_paths, rt_dir)
-            if err:
-                result.roundtrip = f"qlower run model.mlir: {err}"
-            elif got is None:
-                result.roundtrip = "skip"
-            else:
-                rt, err = read_outputs(rt_dir, want.keys())
-                if err:
-                    result.roundtrip = err
-                else:
-                    diffs = [n for n in want
-                             if rt[n].dtype != got[n].dtype or rt[n].shape != got[n].shape
-                             or rt[n].tobytes() != got[n].tobytes()]
-                    result.roundtrip = (f"outputs {diffs} of the .mlir run differ from the .onnx run"
-                                        if diffs else "pass")
+        result.roundtrip = mlir_agrees(args, case_dir, model_path, "fused", feed_paths, want, got)
+    if family in UNFUSED_FAMILIES:
+        result.unfused = mlir_agrees(args, case_dir, model_path, "torch", feed_paths, want, got)
     return result
+
+
+def mlir_agrees(args, case_dir, model_path, emit, feed_paths, want, got):
+    """Compiles the model with `--emit EMIT`, runs the .mlir, and compares its outputs byte
+    for byte with the .onnx run's: "pass", "skip" (the .onnx run failed) or an error."""
+    mlir = os.path.join(case_dir, f"model.{emit}.mlir")
+    err = run_cmd([args.qlower, model_path, "--emit", emit, "-o", mlir])
+    if err:
+        return f"qlower {os.path.basename(model_path)} --emit {emit} -o {os.path.basename(mlir)}: {err}"
+    rt_dir = os.path.join(case_dir, f"qlower_{emit}_mlir_out")
+    _, err = qlower_run(args.qlower, mlir, feed_paths, rt_dir)
+    if err:
+        return f"qlower run {os.path.basename(mlir)}: {err}"
+    if got is None:
+        return "skip"
+    rt, err = read_outputs(rt_dir, want.keys())
+    if err:
+        return err
+    diffs = [n for n in want
+             if rt[n].dtype != got[n].dtype or rt[n].shape != got[n].shape
+             or rt[n].tobytes() != got[n].tobytes()]
+    return f"outputs {diffs} of the --emit {emit} .mlir run differ from the .onnx run" if diffs else "pass"
 
 
 def main():
@@ -720,15 +733,17 @@ def main():
         else:
             c[0] += 1
         off_by_one[r.family] += r.off_by_one
-        if r.roundtrip is not None:
-            rc = counts["roundtrip"]
-            if r.roundtrip == "pass":
+        for check, outcome in (("roundtrip", r.roundtrip), ("unfused", r.unfused)):
+            if outcome is None:
+                continue
+            rc = counts[check]
+            if outcome == "pass":
                 rc[0] += 1
-            elif r.roundtrip == "skip":
+            elif outcome == "skip":
                 rc[2] += 1
             else:
                 rc[1] += 1
-                failures.append((r, "round trip: " + r.roundtrip))
+                failures.append((r, f"{check}: {outcome}"))
 
     # Failures grouped by cause, so that the cause of many shows once, with a few examples.
     groups = {}

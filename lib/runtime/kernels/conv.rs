@@ -341,6 +341,10 @@ fn convolve(c: &Call, at: &Options) -> Result<Vec<Value>> {
 /// `convolution(input, weight, bias?, stride, padding, dilation, transposed,
 /// output_padding, groups)`.
 fn convolution(c: &Call) -> Result<Vec<Value>> {
+    // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
+    if args::tensor(c, 0)?.quant.is_some() {
+        return super::quantized_operands::quantized_conv(c);
+    }
     convolve(
         c,
         &Options {

@@ -93,6 +93,10 @@ fn multiply(
 /// numpy's matmul: a 1-D `a` is a row `[1, k]` and a 1-D `b` a column `[k, 1]`, each
 /// dimension dropped from the result; the batch dimensions broadcast.
 fn matmul(c: &Call) -> Result<Vec<Value>> {
+    // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
+    if args::tensor(c, 0)?.quant.is_some() {
+        return super::quantized_operands::quantized_matmul(c);
+    }
     let a = args::tensor(c, 0)?;
     let b = args::tensor(c, 1)?;
     if a.rank() == 0 || b.rank() == 0 {
@@ -138,6 +142,10 @@ fn matmul(c: &Call) -> Result<Vec<Value>> {
 
 /// `mm`: `[m, k]` by `[k, n]`.
 fn mm(c: &Call) -> Result<Vec<Value>> {
+    // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
+    if args::tensor(c, 0)?.quant.is_some() {
+        return super::quantized_operands::quantized_matmul(c);
+    }
     let a = args::tensor(c, 0)?;
     let b = args::tensor(c, 1)?;
     let ([m, k], [k2, n]) = (a.shape.as_slice(), b.shape.as_slice()) else {

@@ -71,6 +71,7 @@ mod pool;
 mod promote;
 pub mod qlinear;
 mod quant;
+pub mod quantized_operands;
 mod reduce;
 mod resize;
 #[cfg(test)]

@@ -1,0 +1,22 @@
+//! Simplifications of the lowered IR that never fold quantization away:
+//! `fold-constants`, `canonicalize-quant` and `dce`. Every one of them reads the Q/DQ
+//! set from `dialect::qdq`.
+
+mod canonicalize_quant;
+mod constants;
+mod dce;
+mod fold_constants;
+mod fold_onnx;
+pub mod fuse_quantized_ops;
+mod limits;
+mod merge;
+mod side_effects;
+mod walk;
+
+pub use canonicalize_quant::canonicalize_quant;
+pub use dce::dce;
+pub use fold_constants::fold_constants;
+pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};
+pub use side_effects::is_pure;
+
+use walk::op_names;
