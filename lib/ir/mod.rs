@@ -2,4 +2,5 @@
 
 pub mod context;
 pub mod diagnostics;
+pub mod matchers;
 pub mod parse;

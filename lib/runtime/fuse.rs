@@ -10,8 +10,8 @@
 //! floats, it runs the float convolution of the dequantized operands, exactly as the
 //! unfused IR does, so fusing never changes a result.
 
-use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute};
-use melior::ir::operation::{OperationLike, OperationRef, OperationResult};
+use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::kernels::{Kernel, qlinear, quantized_operands};
@@ -26,14 +26,6 @@ pub enum Operand<'c, 'a> {
 pub struct Fused<'c, 'a> {
     pub kernel: Kernel,
     pub operands: Vec<Operand<'c, 'a>>,
-}
-
-fn defining<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    OperationResult::try_from(v).ok().map(|r| r.owner())
-}
-
-fn named<'c: 'a, 'a>(v: MlirValue<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    defining(v).filter(|op| op.name().as_string_ref().as_str() == Ok(name))
 }
 
 fn is_none(v: MlirValue) -> bool {
@@ -92,27 +84,6 @@ fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> {
 /// How the operands of a convolution or matmul reach their integers: through
 /// `dequantize.self(_make_*)` in the unfused IR, straight from `_make_*` in the fused.
 type Resolve<'c, 'a> = fn(MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>>;
-
-fn constant_int(v: MlirValue) -> Option<i64> {
-    let op = named(v, "torch.constant.int")?;
-    IntegerAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|i| i.value())
-}
-
-fn constant_bool(v: MlirValue) -> Option<bool> {
-    let op = named(v, "torch.constant.bool")?;
-    BoolAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|b| b.value())
-}
-
-fn constant_float(v: MlirValue) -> Option<f64> {
-    let op = named(v, "torch.constant.float")?;
-    FloatAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|f| f.value())
-}
 
 /// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`), if its input is a
 /// convolution or matmul of dequantized 8-bit operands, or the dequantized accumulator

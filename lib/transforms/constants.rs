@@ -5,7 +5,7 @@
 
 use anyhow::{Result, bail};
 use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
-use melior::ir::operation::{OperationLike, OperationRef, OperationResult};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use crate::dialect::builder::TorchBuilder;
@@ -16,14 +16,7 @@ use crate::runtime::plan::result_type;
 use crate::runtime::tensor::Tensor;
 use crate::runtime::value::Value;
 
-/// The op defining `v`, if it is an op result.
-pub fn defining_op<'c, 'a>(v: MlirValue<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    OperationResult::try_from(v).ok().map(|r| r.owner())
-}
-
-pub fn op_name(op: OperationRef<'_, '_>) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_string()
-}
+pub use crate::ir::matchers::{defining as defining_op, op_name};
 
 /// Whether `op` is a constant: a literal, a `torch.constant.*`, or a list whose
 /// elements are all constants.

@@ -23,11 +23,11 @@
 //! it into the int32 accumulator would round it, changing results); a bias whose zero
 //! point is not a constant 0; a pad with another value.
 
+use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named, op_name};
 use std::rc::Rc;
 
 use anyhow::{Result, anyhow};
-use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute};
-use melior::ir::operation::{OperationLike, OperationRef, OperationResult};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Value, ValueLike};
 use melior::{Context, RewritePatternSet, RewriterBase};
 
@@ -79,39 +79,6 @@ pub fn fuse_quantized_ops(context: &Context, module: &mut Module) -> Result<()> 
     rewrite::apply_greedily(module, patterns)
 }
 
-fn defining<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    OperationResult::try_from(v).ok().map(|r| r.owner())
-}
-
-fn name_of(op: OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_string()
-}
-
-fn named<'c: 'a, 'a>(v: Value<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    defining(v).filter(|op| name_of(*op) == name)
-}
-
-fn constant_int(v: Value) -> Option<i64> {
-    let op = named(v, "torch.constant.int")?;
-    IntegerAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|i| i.value())
-}
-
-fn constant_bool(v: Value) -> Option<bool> {
-    let op = named(v, "torch.constant.bool")?;
-    BoolAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|b| b.value())
-}
-
-fn constant_float(v: Value) -> Option<f64> {
-    let op = named(v, "torch.constant.float")?;
-    FloatAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|f| f.value())
-}
-
 fn tensor_type(v: Value) -> Option<TensorType> {
     TensorType::parse(&v.r#type().to_string())
 }
@@ -151,7 +118,7 @@ fn dequantized<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<Quantized<'c, 'a>> {
     // Activations of QDQ models are quantized in the graph (canonicalize-quant turns
     // `_make_*(int_repr(quantize_*(x)))` into `quantize_*(x)`); their operands line up
     // with `_make_*`'s.
-    let axis = match name_of(make).as_str() {
+    let axis = match op_name(make).as_str() {
         MAKE_PER_TENSOR | QUANTIZE_PER_TENSOR => None,
         MAKE_PER_CHANNEL | QUANTIZE_PER_CHANNEL => Some(constant_int(make.operand(3).ok()?)?),
         _ => return None,
@@ -169,7 +136,7 @@ fn fuse<'c, 'a>(
     op: OperationRef<'c, 'a>,
     rewriter: RewriterBase<'c, 'a>,
 ) -> PatternResult {
-    let is_conv = name_of(op) == CONVOLUTION;
+    let is_conv = op_name(op) == CONVOLUTION;
     let operand = |i| op.operand(i).map_err(|e| anyhow!("{e}"));
     // Asymmetric padding appears as constant_pad_nd(x, pads, 0.0) before a convolution.
     let (input, pad) = match named(operand(0)?, "torch.aten.constant_pad_nd") {
@@ -311,7 +278,7 @@ fn build<'c, 'a>(
     w: &Quantized<'c, 'a>,
     result_axis: i64,
 ) -> Result<Value<'c, 'a>> {
-    let name = name_of(op);
+    let name = op_name(op);
     let acc_type = b.tensor_type(&result.with_dtype(DType::QInt32))?;
     let acc: Value = b.op(&name, operands, &[acc_type], &[])?.result(0)?.into();
     let ints = b.aten_tensor("int_repr", &[acc], &result.with_dtype(DType::I32))?;
