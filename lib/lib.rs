@@ -7,6 +7,7 @@ pub mod ir;
 pub mod onnx;
 pub mod output;
 pub mod pipeline;
+pub mod quantize;
 pub mod rewrite;
 pub mod runtime;
 pub mod timing;

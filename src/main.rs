@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod inputs;
+mod quantize_cmd;
 mod run_cmd;
 mod threads;
 
@@ -61,16 +62,8 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Time a model on the CPU backend.
     Bench(bench_cmd::BenchArgs),
-    /// Quantize a float ONNX model (not available yet).
-    Quantize(Pending),
-}
-
-/// Arguments of a command that has not landed; accepted so the message is about the
-/// command, not about its flags.
-#[derive(Args)]
-struct Pending {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    args: Vec<String>,
+    /// Quantize a float ONNX model (post-training, dynamic or static).
+    Quantize(quantize_cmd::QuantizeArgs),
 }
 
 fn main() -> ExitCode {
@@ -99,13 +92,9 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
-        Some(Command::Quantize(_)) => not_yet("quantize", "the post-training quantizer"),
+        Some(Command::Quantize(args)) => quantize_cmd::run(args),
         None => compile_command(cli.compile),
     }
-}
-
-fn not_yet(command: &str, part: &str) -> Result<()> {
-    bail!("`qlower {command}` is not available yet: it needs {part}, which has not landed")
 }
 
 fn compile_command(args: CompileArgs) -> Result<()> {

@@ -1,0 +1,145 @@
+//! Small edits of a `ModelProto`'s graph: reading a float initializer, adding
+//! initializers and nodes, and fresh names that clash with nothing in the graph.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use bytes::Bytes;
+
+use crate::onnx::dtype::DType;
+use crate::onnx::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, attribute_proto};
+use crate::onnx::tensor;
+
+/// ONNX `TensorProto.DataType` codes used here.
+pub const FLOAT: i32 = 1;
+pub const INT32: i32 = 6;
+
+/// Names already used by the graph, and new ones made unique against them.
+pub struct Names(HashSet<String>);
+
+impl Names {
+    pub fn of(graph: &GraphProto) -> Names {
+        let mut used = HashSet::new();
+        let values = graph
+            .input
+            .iter()
+            .chain(&graph.output)
+            .chain(&graph.value_info)
+            .map(|v| v.name.clone());
+        used.extend(values);
+        used.extend(graph.initializer.iter().map(|t| t.name.clone()));
+        for n in &graph.node {
+            used.extend(n.input.iter().chain(&n.output).cloned());
+            used.insert(n.name.clone());
+        }
+        Names(used)
+    }
+
+    /// `base`, or `base_1`, `base_2`, ... : the first one not used yet, now reserved.
+    pub fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut i = 1;
+        while self.0.contains(&name) {
+            name = format!("{base}_{i}");
+            i += 1;
+        }
+        self.0.insert(name.clone());
+        name
+    }
+}
+
+/// A float initializer's elements and shape; `None` when `name` is not a float
+/// initializer.
+pub fn float_initializer(
+    graph: &GraphProto,
+    name: &str,
+    dir: Option<&Path>,
+) -> Result<Option<(Vec<f32>, Vec<usize>)>> {
+    let Some(init) = graph.initializer.iter().find(|t| t.name == name) else {
+        return Ok(None);
+    };
+    if init.data_type != FLOAT {
+        return Ok(None);
+    }
+    let data = tensor::decode(init, dir).with_context(|| format!("initializer '{name}'"))?;
+    if data.dtype != DType::F32 {
+        return Ok(None);
+    }
+    let values = data
+        .bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let dims = data.dims.iter().map(|&d| d.max(0) as usize).collect();
+    Ok(Some((values, dims)))
+}
+
+/// A tensor stored as little-endian `raw_data`.
+pub fn raw_tensor(name: &str, dims: &[usize], data_type: i32, raw: Vec<u8>) -> TensorProto {
+    TensorProto {
+        name: name.to_string(),
+        dims: dims.iter().map(|&d| d as i64).collect(),
+        data_type,
+        raw_data: Bytes::from(raw),
+        ..Default::default()
+    }
+}
+
+pub fn f32_tensor(name: &str, dims: &[usize], values: &[f32]) -> TensorProto {
+    let raw = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    raw_tensor(name, dims, FLOAT, raw)
+}
+
+pub fn i32_tensor(name: &str, dims: &[usize], values: &[i32]) -> TensorProto {
+    let raw = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    raw_tensor(name, dims, INT32, raw)
+}
+
+pub fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: op.to_string(),
+        name: name.to_string(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+pub fn int_attribute(name: &str, value: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.to_string(),
+        r#type: attribute_proto::AttributeType::Int as i32,
+        i: value,
+        ..Default::default()
+    }
+}
+
+/// An integer attribute of `node`, or `default`.
+pub fn get_int(node: &NodeProto, name: &str, default: i64) -> i64 {
+    node.attribute
+        .iter()
+        .find(|a| a.name == name)
+        .map_or(default, |a| a.i)
+}
+
+/// A float attribute of `node`, or `default`.
+pub fn get_float(node: &NodeProto, name: &str, default: f32) -> f32 {
+    node.attribute
+        .iter()
+        .find(|a| a.name == name)
+        .map_or(default, |a| a.f)
+}
+
+/// Makes every consumer of `from` (node inputs only, not graph outputs) read `to`,
+/// except the nodes whose index is in `skip`.
+pub fn rewire(graph: &mut GraphProto, from: &str, to: &str, skip: &[usize]) {
+    for (i, n) in graph.node.iter_mut().enumerate() {
+        if skip.contains(&i) {
+            continue;
+        }
+        for input in n.input.iter_mut().filter(|s| *s == from) {
+            *input = to.to_string();
+        }
+    }
+}

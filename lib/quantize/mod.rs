@@ -1,0 +1,201 @@
+//! Post-training quantization of float ONNX models (`qlower quantize`).
+//!
+//! Both modes edit the `ModelProto` and write it back with prost:
+//! - dynamic: float weights of MatMul, Gemm and Conv are stored quantized and read
+//!   through a DequantizeLinear; activations go through DynamicQuantizeLinear and a
+//!   DequantizeLinear (the QDQ form), so the scale is computed at run time;
+//! - static: the float model runs on qlower's own CPU backend over calibration
+//!   samples, and activations get QuantizeLinear/DequantizeLinear pairs with the
+//!   calibrated parameters, biases int32 with scale x_scale·w_scale.
+//!
+//! A quantized weight keeps its original name as the output of its DequantizeLinear,
+//! so every reader (the quantized op, an op left in float, a graph output) sees the
+//! same dequantized tensor, with the per-channel `axis` on its one DequantizeLinear.
+
+mod calibrate;
+mod dynamic;
+pub mod encode;
+mod graph_edit;
+pub mod params;
+mod ranges;
+mod static_qdq;
+mod targets;
+mod weights;
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::onnx::proto::ModelProto;
+use crate::onnx::validate::ValidModel;
+pub use params::QType;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    Dynamic,
+    Static,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CalibrateMethod {
+    Minmax,
+    Percentile,
+}
+
+/// Everything `qlower quantize` was asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub mode: Mode,
+    pub per_channel: bool,
+    pub calibration: Option<PathBuf>,
+    pub calibrate_method: Option<CalibrateMethod>,
+    pub activation_type: QType,
+    pub weight_type: QType,
+    pub activation_symmetric: bool,
+    /// Symmetric weights; int8 weights are always symmetric, as in ORT.
+    pub weight_symmetric: bool,
+    pub activation_restricted_asymmetric: bool,
+    /// Op types to quantize; empty means MatMul, Gemm and Conv.
+    pub op_types: Vec<String>,
+    pub exclude_nodes: Vec<String>,
+}
+
+/// Op types that carry a weight this tool quantizes.
+pub const WEIGHT_OPS: &[&str] = &["Conv", "MatMul", "Gemm"];
+
+/// Op types that static mode can wrap in Q/DQ on their activations alone.
+pub const ACTIVATION_OPS: &[&str] = &[
+    "Relu",
+    "Add",
+    "Mul",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "Sigmoid",
+    "Flatten",
+    "Reshape",
+    "Transpose",
+    "Concat",
+];
+
+impl Options {
+    /// Refuses contradictory or mode-inapplicable flags before anything is read.
+    pub fn check(&self) -> Result<()> {
+        if self.activation_symmetric && self.activation_restricted_asymmetric {
+            bail!(
+                "--activation-symmetric and --activation-restricted-asymmetric exclude each other"
+            );
+        }
+        match self.mode {
+            Mode::Static => {
+                if self.calibration.is_none() {
+                    bail!("--mode static needs --calibration DIR (a folder of .npz samples)");
+                }
+            }
+            Mode::Dynamic => {
+                let static_only = [
+                    (self.calibration.is_some(), "--calibration"),
+                    (self.calibrate_method.is_some(), "--calibrate-method"),
+                    (self.activation_symmetric, "--activation-symmetric"),
+                    (
+                        self.activation_restricted_asymmetric,
+                        "--activation-restricted-asymmetric",
+                    ),
+                    (self.activation_type == QType::I8, "--activation-type i8"),
+                ];
+                if let Some((_, flag)) = static_only.iter().find(|(set, _)| *set) {
+                    bail!(
+                        "{flag} applies to --mode static only: dynamic mode quantizes activations \
+                         at run time with DynamicQuantizeLinear (uint8)"
+                    );
+                }
+            }
+        }
+        for op in &self.op_types {
+            let known = WEIGHT_OPS.contains(&op.as_str())
+                || (self.mode == Mode::Static && ACTIVATION_OPS.contains(&op.as_str()));
+            if !known {
+                let mut list: Vec<&str> = WEIGHT_OPS.to_vec();
+                if self.mode == Mode::Static {
+                    list.extend(ACTIVATION_OPS);
+                }
+                bail!(
+                    "--op-types: '{op}' cannot be quantized in {} mode (supported: {})",
+                    match self.mode {
+                        Mode::Dynamic => "dynamic",
+                        Mode::Static => "static",
+                    },
+                    list.join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn weight_symmetric(&self) -> bool {
+        self.weight_symmetric || self.weight_type == QType::I8
+    }
+}
+
+/// Quantizes `model` as `options` say and returns the new model.
+pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
+    options.check()?;
+    match options.mode {
+        Mode::Dynamic => dynamic::quantize(model, options),
+        Mode::Static => static_qdq::quantize(model, options),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(mode: Mode) -> Options {
+        Options {
+            mode,
+            per_channel: false,
+            calibration: None,
+            calibrate_method: None,
+            activation_type: QType::U8,
+            weight_type: QType::I8,
+            activation_symmetric: false,
+            weight_symmetric: false,
+            activation_restricted_asymmetric: false,
+            op_types: Vec::new(),
+            exclude_nodes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn symmetric_and_restricted_exclude_each_other() {
+        let mut o = options(Mode::Static);
+        o.calibration = Some(PathBuf::from("calib"));
+        o.activation_symmetric = true;
+        o.activation_restricted_asymmetric = true;
+        let e = o.check().unwrap_err().to_string();
+        assert!(e.contains("exclude each other"), "{e}");
+    }
+
+    #[test]
+    fn static_needs_calibration_and_dynamic_refuses_it() {
+        assert!(options(Mode::Static).check().is_err());
+        let mut o = options(Mode::Dynamic);
+        o.calibration = Some(PathBuf::from("calib"));
+        assert!(o.check().is_err());
+        let mut o = options(Mode::Dynamic);
+        o.activation_type = QType::I8;
+        assert!(o.check().is_err());
+        assert!(options(Mode::Dynamic).check().is_ok());
+    }
+
+    #[test]
+    fn activation_op_types_are_for_static_mode() {
+        let mut o = options(Mode::Dynamic);
+        o.op_types = vec!["Relu".into()];
+        assert!(o.check().is_err());
+        let mut o = options(Mode::Static);
+        o.calibration = Some(PathBuf::from("calib"));
+        o.op_types = vec!["Conv".into(), "Relu".into()];
+        assert!(o.check().is_ok());
+    }
+}

@@ -1,0 +1,222 @@
+//! Static mode: calibrated QuantizeLinear/DequantizeLinear pairs on the activations
+//! of the quantized nodes, weights stored quantized (see `targets`), and Conv/Gemm
+//! biases stored as int32 with scale x_scale·w_scale and zero point 0.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use anyhow::{Context, Result};
+
+use super::graph_edit;
+use super::params::{self, Params, QType};
+use super::targets::{self, Prepared};
+use super::{CalibrateMethod, Options, WEIGHT_OPS, calibrate, encode, weights};
+use crate::onnx::proto::{ModelProto, NodeProto};
+use crate::onnx::validate::ValidModel;
+
+pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
+    let dir = options
+        .calibration
+        .as_deref()
+        .context("--mode static needs --calibration DIR")?;
+    let samples = calibrate::read_samples(dir)?;
+    let method = options.calibrate_method.unwrap_or(CalibrateMethod::Minmax);
+    let ranges = calibrate::collect(&model, &samples, method)?;
+    let mut p = targets::prepare(model, options)?;
+    let tensors = activations(&p, &ranges);
+    let params: HashMap<String, Params> = tensors
+        .iter()
+        .map(|t| {
+            let (lo, hi) = ranges[t];
+            (t.clone(), activation_params(lo, hi, options))
+        })
+        .collect();
+    quantize_biases(&mut p, &params)?;
+    insert_qdq(&mut p, &tensors, &params, options.activation_type);
+    encode::finish(p.proto)
+}
+
+/// ORT's formulas, or the 0-or-128 zero point of restricted asymmetric uint8.
+fn activation_params(lo: f32, hi: f32, options: &Options) -> Params {
+    if options.activation_restricted_asymmetric && options.activation_type == QType::U8 {
+        params::restricted_u8(lo, hi)
+    } else {
+        params::compute(
+            lo,
+            hi,
+            options.activation_type,
+            options.activation_symmetric,
+        )
+    }
+}
+
+/// The calibrated float tensors that the quantized nodes read or write, weights and
+/// other initializers aside.
+fn activations(p: &Prepared, ranges: &HashMap<String, (f32, f32)>) -> BTreeSet<String> {
+    let graph = p.graph();
+    let initializers: HashSet<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    let mut out = BTreeSet::new();
+    for &i in &p.targets {
+        let node = &graph.node[i];
+        let inputs: &[String] = if WEIGHT_OPS.contains(&node.op_type.as_str()) {
+            // The data input, and MatMul's second operand when it is an activation.
+            &node.input[..node.input.len().min(2)]
+        } else {
+            &node.input
+        };
+        for name in inputs.iter().chain(node.output.iter().take(1)) {
+            if !initializers.contains(name.as_str())
+                && !p.weights.contains_key(name)
+                && ranges.contains_key(name)
+            {
+                out.insert(name.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the float bias of each quantized Conv and Gemm (Gemm only with alpha =
+/// beta = 1, where the bias adds to the accumulator) by int32 behind a DequantizeLinear.
+fn quantize_biases(p: &mut Prepared, act: &HashMap<String, Params>) -> Result<()> {
+    let mut done: HashSet<String> = HashSet::new();
+    for i in p.targets.clone() {
+        let node = p.graph().node[i].clone();
+        let op = node.op_type.as_str();
+        let plain_gemm = op == "Gemm"
+            && graph_edit::get_float(&node, "alpha", 1.0) == 1.0
+            && graph_edit::get_float(&node, "beta", 1.0) == 1.0;
+        if !(op == "Conv" || plain_gemm) || node.input.len() < 3 {
+            continue;
+        }
+        let (x, w, b) = (&node.input[0], &node.input[1], &node.input[2]);
+        let (Some(xp), Some(wp)) = (act.get(x), p.weights.get(w).cloned()) else {
+            continue;
+        };
+        if b.is_empty() || done.contains(b) || uses(p, b) > 1 {
+            continue;
+        }
+        let dir = p.dir.clone();
+        let Some((values, dims)) = graph_edit::float_initializer(p.graph(), b, dir.as_deref())?
+        else {
+            continue;
+        };
+        if dims.len() != 1 || (wp.len() > 1 && wp.len() != values.len()) {
+            continue;
+        }
+        let (q, scales) = weights::quantize_bias(&values, xp.scale, &wp)
+            .with_context(|| format!("bias '{b}'"))?;
+        let qname = p.names.fresh(&format!("{b}_quantized"));
+        let sname = p.names.fresh(&format!("{b}_scale"));
+        let zname = p.names.fresh(&format!("{b}_zero_point"));
+        let dqname = p.names.fresh(&format!("{b}_DequantizeLinear"));
+        let per_channel = scales.len() > 1;
+        let pdims: Vec<usize> = if per_channel {
+            vec![scales.len()]
+        } else {
+            vec![]
+        };
+        let graph = p.graph_mut();
+        graph.initializer.retain(|t| &t.name != b);
+        graph
+            .initializer
+            .push(graph_edit::i32_tensor(&qname, &dims, &q));
+        graph
+            .initializer
+            .push(graph_edit::f32_tensor(&sname, &pdims, &scales));
+        graph.initializer.push(graph_edit::i32_tensor(
+            &zname,
+            &pdims,
+            &vec![0; scales.len()],
+        ));
+        let mut dq = graph_edit::node("DequantizeLinear", &dqname, &[&qname, &sname, &zname], &[b]);
+        if per_channel {
+            dq.attribute.push(graph_edit::int_attribute("axis", 0));
+        }
+        p.front.push(dq);
+        done.insert(b.clone());
+    }
+    Ok(())
+}
+
+/// How many node inputs read `name`.
+fn uses(p: &Prepared, name: &str) -> usize {
+    p.graph()
+        .node
+        .iter()
+        .flat_map(|n| &n.input)
+        .filter(|i| *i == name)
+        .count()
+}
+
+/// Puts a QuantizeLinear/DequantizeLinear pair after each tensor of `tensors` (first
+/// for graph inputs, else right after the producer) and makes every node read the
+/// dequantized tensor; graph outputs keep the float one.
+fn insert_qdq(
+    p: &mut Prepared,
+    tensors: &BTreeSet<String>,
+    params: &HashMap<String, Params>,
+    qtype: QType,
+) {
+    let mut pairs: HashMap<String, [NodeProto; 2]> = HashMap::new();
+    let graph_inputs: HashSet<String> = p.graph().input.iter().map(|i| i.name.clone()).collect();
+    let graph_outputs: HashSet<String> = p.graph().output.iter().map(|o| o.name.clone()).collect();
+    for t in tensors {
+        let q = p.names.fresh(&format!("{t}_quantized"));
+        let s = p.names.fresh(&format!("{t}_scale"));
+        let z = p.names.fresh(&format!("{t}_zero_point"));
+        let qn = p.names.fresh(&format!("{t}_QuantizeLinear"));
+        let dqn = p.names.fresh(&format!("{t}_DequantizeLinear"));
+        let pr = params[t];
+        // A graph output becomes the dequantized value, so that it is what the quantized
+        // model computes (as ORT does): its producer writes a new name, read by the
+        // QuantizeLinear, and every reader keeps the output's name.
+        let (source, dq) = if graph_outputs.contains(t) && !graph_inputs.contains(t) {
+            let source = p.names.fresh(&format!("{t}_QuantizeLinear_Input"));
+            for n in p.graph_mut().node.iter_mut() {
+                for o in n.output.iter_mut().filter(|o| *o == t) {
+                    *o = source.clone();
+                }
+            }
+            (source, t.clone())
+        } else {
+            let dq = p.names.fresh(&format!("{t}_dequantized"));
+            graph_edit::rewire(p.graph_mut(), t, &dq, &[]);
+            (t.clone(), dq)
+        };
+        let graph = p.graph_mut();
+        graph
+            .initializer
+            .push(graph_edit::f32_tensor(&s, &[], &[pr.scale]));
+        graph.initializer.push(graph_edit::raw_tensor(
+            &z,
+            &[],
+            qtype.onnx_code(),
+            vec![qtype.byte(pr.zero_point)],
+        ));
+        pairs.insert(
+            source.clone(),
+            [
+                graph_edit::node("QuantizeLinear", &qn, &[&source, &s, &z], &[&q]),
+                graph_edit::node("DequantizeLinear", &dqn, &[&q, &s, &z], &[&dq]),
+            ],
+        );
+    }
+    let old = std::mem::take(&mut p.graph_mut().node);
+    let mut nodes: Vec<NodeProto> = std::mem::take(&mut p.front);
+    let input_order: Vec<String> = p.graph().input.iter().map(|i| i.name.clone()).collect();
+    for name in &input_order {
+        if let Some(pair) = pairs.remove(name) {
+            nodes.extend(pair);
+        }
+    }
+    for node in old {
+        let outputs = node.output.clone();
+        nodes.push(node);
+        for o in &outputs {
+            if let Some(pair) = pairs.remove(o) {
+                nodes.extend(pair);
+            }
+        }
+    }
+    p.graph_mut().node = nodes;
+}

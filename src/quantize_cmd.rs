@@ -1,0 +1,72 @@
+//! `qlower quantize`: post-training quantization of a float ONNX model.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use qlower::onnx::load::load_model;
+use qlower::quantize::{self, CalibrateMethod, Mode, QType, encode};
+
+#[derive(Args)]
+pub struct QuantizeArgs {
+    /// The float ONNX model.
+    model: PathBuf,
+    /// Where to write the quantized model.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// `dynamic`: activations quantized at run time; `static`: calibrated Q/DQ pairs.
+    #[arg(long, value_enum)]
+    mode: Mode,
+    /// Quantize weights per output channel.
+    #[arg(long)]
+    per_channel: bool,
+    /// Folder of calibration samples (`*.npz`, one per sample, keyed by input name).
+    #[arg(long, value_name = "DIR")]
+    calibration: Option<PathBuf>,
+    /// How calibration turns observed values into a range (default: minmax).
+    #[arg(long, value_enum)]
+    calibrate_method: Option<CalibrateMethod>,
+    /// Integer type of activations.
+    #[arg(long, value_enum, default_value_t = QType::U8)]
+    activation_type: QType,
+    /// Integer type of weights.
+    #[arg(long, value_enum, default_value_t = QType::I8)]
+    weight_type: QType,
+    /// Symmetric activation ranges.
+    #[arg(long)]
+    activation_symmetric: bool,
+    /// Symmetric weight ranges (int8 weights are always symmetric).
+    #[arg(long)]
+    weight_symmetric: bool,
+    /// uint8 activation zero points restricted to 0 (never negative) or 128.
+    #[arg(long)]
+    activation_restricted_asymmetric: bool,
+    /// Op types to quantize, comma-separated (default: Conv,MatMul,Gemm).
+    #[arg(long, value_delimiter = ',', value_name = "OPS")]
+    op_types: Vec<String>,
+    /// Names of nodes to leave in float, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    exclude_nodes: Vec<String>,
+}
+
+pub fn run(args: QuantizeArgs) -> Result<()> {
+    let options = quantize::Options {
+        mode: args.mode,
+        per_channel: args.per_channel,
+        calibration: args.calibration,
+        calibrate_method: args.calibrate_method,
+        activation_type: args.activation_type,
+        weight_type: args.weight_type,
+        activation_symmetric: args.activation_symmetric,
+        weight_symmetric: args.weight_symmetric,
+        activation_restricted_asymmetric: args.activation_restricted_asymmetric,
+        op_types: args.op_types,
+        exclude_nodes: args.exclude_nodes,
+    };
+    // Flags are checked before the model is read, so a bad command line fails fast.
+    options.check()?;
+    let model = load_model(&args.model)?;
+    let quantized = quantize::quantize(model, &options)?;
+    encode::write(&quantized, &args.output)
+}

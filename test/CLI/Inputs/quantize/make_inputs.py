@@ -1,0 +1,59 @@
+"""Generates the float models and calibration samples of the `qlower quantize` lit tests.
+
+Run with the test venv's Python (`.venv/bin/python`); the files are written next to
+this script and committed, so the lit tests need no Python. Review the diff after a rerun.
+"""
+
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RNG = np.random.default_rng(3)
+
+
+def save(nodes, name, inputs, outputs, inits):
+    g = h.make_graph(nodes, name, inputs, outputs, inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 10
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, name + ".onnx"))
+
+
+def weight(name, shape):
+    return nh.from_array(RNG.standard_normal(shape).astype(np.float32), name)
+
+
+# A MatMul whose weight is also a graph output, then a Gemm with a bias.
+save(
+    [
+        h.make_node("MatMul", ["x", "w"], ["m"], name="mm"),
+        h.make_node("Relu", ["m"], ["r"], name="relu"),
+        h.make_node("Gemm", ["r", "w2", "b2"], ["y"], name="gemm"),
+    ],
+    "mlp",
+    [h.make_tensor_value_info("x", T.FLOAT, [2, 8])],
+    [h.make_tensor_value_info("y", T.FLOAT, [2, 3]), h.make_tensor_value_info("w", T.FLOAT, [8, 4])],
+    [weight("w", [8, 4]), weight("w2", [4, 3]), weight("b2", [3])],
+)
+
+# Nothing with a float weight: only a Relu.
+save(
+    [h.make_node("Relu", ["x"], ["y"], name="relu")],
+    "no_weights",
+    [h.make_tensor_value_info("x", T.FLOAT, [2, 8])],
+    [h.make_tensor_value_info("y", T.FLOAT, [2, 8])],
+    [],
+)
+
+for folder, arrays in [
+    ("calib_ok", {"x": RNG.standard_normal([2, 8]).astype(np.float32)}),
+    ("calib_missing_input", {"z": RNG.standard_normal([2, 8]).astype(np.float32)}),
+    ("calib_nan", {"x": np.full([2, 8], np.nan, dtype=np.float32)}),
+]:
+    os.makedirs(os.path.join(HERE, folder), exist_ok=True)
+    np.savez(os.path.join(HERE, folder, "sample0.npz"), **arrays)
