@@ -6,10 +6,10 @@ use melior::ir::Module;
 use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 
-use super::Leftovers;
 use super::binder::op_label;
 use super::opset::version_for;
 use super::registry::{Registry, split_op_name};
+use super::{LeftoverOp, Leftovers};
 use crate::rewrite::FailureLog;
 
 pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<Leftovers> {
@@ -36,7 +36,12 @@ pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<L
                 .unwrap_or_else(|| format!("{}: was not lowered", op_label(op, op_type)));
             errors.push(why);
         } else {
-            *leftovers.ops.entry(name).or_default() += 1;
+            let key = LeftoverOp {
+                domain: if domain.is_empty() { "ai.onnx" } else { domain }.to_string(),
+                name,
+                version,
+            };
+            *leftovers.ops.entry(key).or_default() += 1;
         }
         WalkResult::Advance
     });

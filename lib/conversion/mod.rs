@@ -16,6 +16,8 @@ mod elementwise;
 mod gather_slice;
 mod integer_ops;
 mod matmul;
+mod microsoft;
+mod microsoft_matmul;
 mod pad;
 mod pooling;
 mod qlinear_conv;
@@ -65,6 +67,7 @@ pub fn registry() -> &'static Registry {
         conv::register(&mut r);
         pooling::register(&mut r);
         matmul::register(&mut r);
+        microsoft::register(&mut r);
         r
     })
 }
@@ -87,10 +90,21 @@ pub fn rule_table() -> String {
         .collect()
 }
 
-/// What the conversion left in import form because no rule covers it, by op name.
+/// What the conversion left in import form because no rule covers it, by op name,
+/// domain and the domain's opset version.
 #[derive(Debug, Default)]
 pub struct Leftovers {
-    pub ops: BTreeMap<String, usize>,
+    pub ops: BTreeMap<LeftoverOp, usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LeftoverOp {
+    /// The import-form name, e.g. `com.microsoft.QLinearFoo`.
+    pub name: String,
+    /// `ai.onnx` for the default domain.
+    pub domain: String,
+    /// The domain's opset version in the enclosing function (0 when none is recorded).
+    pub version: i64,
 }
 
 impl Leftovers {
@@ -98,11 +112,16 @@ impl Leftovers {
         self.ops.is_empty()
     }
 
-    /// `onnx.Foo (2), com.x.Bar (1)`.
+    /// `onnx.Foo [domain ai.onnx, version 21] (2), com.x.Bar [domain com.x, version 1] (1)`.
     pub fn summary(&self) -> String {
         self.ops
             .iter()
-            .map(|(name, n)| format!("{name} ({n})"))
+            .map(|(op, n)| {
+                format!(
+                    "{} [domain {}, version {}] ({n})",
+                    op.name, op.domain, op.version
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }

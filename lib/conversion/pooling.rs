@@ -157,7 +157,20 @@ fn average_pool<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered
     let x = b.input(0, "X")?;
     let x_type = b.input_type(0, "X")?;
     check_float(&x_type)?;
-    let pool = Pool::read(b, &x_type)?;
+    let result = b.result_type(0)?;
+    Ok(vec![average_pool_of(b, t, x, &x_type, &result)?])
+}
+
+/// The AveragePool that `b`'s attributes describe, of the float NC... tensor `x`, typed
+/// `result`: shared with com.microsoft's QLinearAveragePool, which has the same ones.
+pub(super) fn average_pool_of<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    result: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    let pool = Pool::read(b, x_type)?;
     if pool.dilations.iter().any(|&d| d != 1) {
         bail!(
             "attribute 'dilations' is {:?}, but torch's avg_pool has no dilation",
@@ -165,9 +178,8 @@ fn average_pool<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered
         );
     }
     let count_include_pad = b.int("count_include_pad", 0)? != 0;
-    let result = b.result_type(0)?;
     let kind = Kind::Average { count_include_pad };
-    Ok(vec![emit_pool(t, kind, x, &x_type, &pool, &result)?])
+    emit_pool(t, kind, x, x_type, &pool, result)
 }
 
 fn check_float(x: &TensorType) -> Result<()> {

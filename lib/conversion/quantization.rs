@@ -105,6 +105,20 @@ fn dynamic_quantize_linear<'c, 'a>(
     if x_type.dtype != Some(DType::F32) {
         bail!("x must be FLOAT, but is {x_type}");
     }
+    let p = dynamic_params(t, x)?;
+    let y = quantize(t, x, &x_type, &p)?;
+    let zp = p.zero_point.ok_or_else(|| {
+        anyhow::anyhow!("internal error: dynamic parameters without a zero point")
+    })?;
+    Ok(vec![y, p.scale, zp])
+}
+
+/// DynamicQuantizeLinear's UINT8 per-tensor parameters for the FLOAT tensor `x`; also
+/// how com.microsoft's DynamicQuantizeMatMul quantizes its float input.
+pub(super) fn dynamic_params<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+) -> Result<super::quant_params::QuantParams<'c, 'a>> {
     let scalar_f32 = TensorType::known(DType::F32, &[]);
     let scalar_u8 = TensorType::known(DType::U8, &[]);
     let zero = t.float(0.0)?;
@@ -121,16 +135,14 @@ fn dynamic_quantize_linear<'c, 'a>(
     let rounded = t.aten_tensor("round", &[negated], &scalar_f32)?;
     let clamped = t.aten_tensor("clamp", &[rounded, zero, qmax], &scalar_f32)?;
     let zp = cast(t, clamped, &scalar_u8)?;
-    let p = super::quant_params::QuantParams {
+    Ok(super::quant_params::QuantParams {
         scale,
         scale_type: scalar_f32,
         zero_point: Some(zp),
         storage: DType::U8,
         axis: None,
         length: 1,
-    };
-    let y = quantize(t, x, &x_type, &p)?;
-    Ok(vec![y, scale, zp])
+    })
 }
 
 /// `torch.aten.to.dtype` to `to`'s element type.

@@ -39,3 +39,37 @@ fn qlower_agrees_with_onnx_runtime() {
         stdout.lines().last().unwrap_or("no summary")
     );
 }
+
+/// ONNX Runtime's QOperator format: one random model per com.microsoft op, small CNN and
+/// MLP models quantized by ONNX Runtime, and the ResNet-18-shaped model of
+/// `make_resnet18.py`. See `tools/differential/qoperator.py`.
+#[test]
+fn qoperator_models_agree_with_onnx_runtime() {
+    let root = PathBuf::from(ROOT);
+    let python = root.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing; run tools/setup.sh to create the test oracles' venv",
+        python.display()
+    );
+    let script = root.join("tools/differential/qoperator.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args([
+            "--qlower", QLOWER, "--per-op", "6", "--seed", "1", "--resnet",
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    if !stderr.trim().is_empty() {
+        eprintln!("{stderr}");
+    }
+    assert!(
+        out.status.success(),
+        "qlower disagrees with ONNX Runtime on QOperator models ({}); the report is above",
+        stdout.lines().last().unwrap_or("no summary")
+    );
+}
