@@ -1,0 +1,126 @@
+"""Compares qlower's CPU backend with ONNX Runtime on quantized models, same inputs, same
+thread count, runs interleaved, and prints the medians and the ratio qlower / ORT.
+
+Usage: .venv/bin/python tools/bench/compare.py [--qlower target/release/qlower]
+           [--threads 1,2] [--iterations 30] [--rounds 3]
+
+The script generates every model itself (under a temporary directory):
+- stem: QLinearConv 1x3x224x224 uint8, 64x3x7x7 per-channel int8, stride 2, pad 3
+- conv3x3: QLinearConv 64->128, 3x3, pad 1, at 28x28
+- depthwise: QLinearConv 128 channels, 3x3, group 128, pad 1, at 56x56
+- matmul: QLinearMatMul 512x512x512
+This is a benchmark, never a test: it asserts nothing about time.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def qlinearconv(name, x_shape, w_shape, strides, pads, group, rng):
+    c_out = w_shape[0]
+    inits = [
+        nh.from_array(np.array(0.02, np.float32), "xs"),
+        nh.from_array(np.array(128, np.uint8), "xz"),
+        nh.from_array(rng.randint(-127, 128, w_shape).astype(np.int8), "w"),
+        nh.from_array((rng.rand(c_out) * 0.01 + 0.001).astype(np.float32), "ws"),
+        nh.from_array(np.zeros(c_out, np.int8), "wz"),
+        nh.from_array(np.array(0.05, np.float32), "ys"),
+        nh.from_array(np.array(100, np.uint8), "yz"),
+        nh.from_array(rng.randint(-1000, 1000, c_out).astype(np.int32), "b"),
+    ]
+    node = h.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"],
+                       strides=strides, pads=pads, group=group, kernel_shape=list(w_shape[2:]))
+    g = h.make_graph([node], name, [h.make_tensor_value_info("x", T.UINT8, x_shape)],
+                     [h.make_tensor_value_info("y", T.UINT8, None)], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=10), {
+        "x": rng.randint(0, 256, x_shape).astype(np.uint8)}
+
+
+def qlinearmatmul(n, rng):
+    inits = [
+        nh.from_array(np.array(0.02, np.float32), "as"), nh.from_array(np.array(128, np.uint8), "az"),
+        nh.from_array(rng.randint(0, 256, (n, n)).astype(np.uint8), "b"),
+        nh.from_array(np.array(0.01, np.float32), "bs"), nh.from_array(np.array(120, np.uint8), "bz"),
+        nh.from_array(np.array(0.5, np.float32), "ys"), nh.from_array(np.array(128, np.uint8), "yz"),
+    ]
+    node = h.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    g = h.make_graph([node], "matmul", [h.make_tensor_value_info("a", T.UINT8, [n, n])],
+                     [h.make_tensor_value_info("y", T.UINT8, [n, n])], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=10), {
+        "a": rng.randint(0, 256, (n, n)).astype(np.uint8)}
+
+
+def ort_median(path, feeds, threads, iterations):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    s = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    for _ in range(3):
+        s.run(None, feeds)
+    times = []
+    for _ in range(iterations):
+        t = time.perf_counter()
+        s.run(None, feeds)
+        times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def qlower_median(qlower, path, inputs, threads, iterations):
+    cmd = [qlower, "bench", path, "--iterations", str(iterations), "--warmup", "3",
+           "--threads", str(threads), "--json"]
+    for name, file in inputs.items():
+        cmd += ["-i", f"{name}={file}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--qlower", default=os.path.join(REPO, "target", "release", "qlower"))
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--rounds", type=int, default=3)
+    args = p.parse_args()
+    rng = np.random.RandomState(0)
+    work = tempfile.mkdtemp(prefix="qlower-bench-")
+    models = {
+        "stem": qlinearconv("stem", [1, 3, 224, 224], [64, 3, 7, 7], [2, 2], [3, 3, 3, 3], 1, rng),
+        "conv3x3": qlinearconv("conv3x3", [1, 64, 28, 28], [128, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1, rng),
+        "depthwise": qlinearconv("depthwise", [1, 128, 56, 56], [128, 1, 3, 3], [1, 1], [1, 1, 1, 1], 128, rng),
+        "matmul": qlinearmatmul(512, rng),
+    }
+    print(f"{'model':<10} {'threads':>7} {'qlower ms':>10} {'ORT ms':>8} {'ratio':>7}")
+    for name, (model, feeds) in models.items():
+        path = os.path.join(work, f"{name}.onnx")
+        onnx.save(model, path)
+        inputs = {}
+        for k, v in feeds.items():
+            f = os.path.join(work, f"{name}_{k}.npy")
+            np.save(f, v)
+            inputs[k] = f
+        for threads in [int(t) for t in args.threads.split(",")]:
+            ours, theirs = [], []
+            for _ in range(args.rounds):  # interleaved, so drift affects both alike
+                ours.append(qlower_median(args.qlower, path, inputs, threads, args.iterations))
+                theirs.append(ort_median(path, feeds, threads, args.iterations))
+            q, o = statistics.median(ours), statistics.median(theirs)
+            print(f"{name:<10} {threads:>7} {q:>10.3f} {o:>8.3f} {q / o:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
