@@ -76,7 +76,7 @@ mod tests {
     use super::*;
     use crate::onnx::proto::{GraphProto, OperatorSetIdProto, ValueInfoProto};
     use crate::onnx::validate::validate;
-    use crate::quantize::{Mode, QType};
+    use crate::quantize::Mode;
 
     fn value(name: &str) -> ValueInfoProto {
         ValueInfoProto {
@@ -114,17 +114,8 @@ mod tests {
     #[test]
     fn a_per_channel_weight_read_elsewhere_is_dequantized_once_with_its_axis() {
         let options = Options {
-            mode: Mode::Dynamic,
             per_channel: true,
-            calibration: None,
-            calibrate_method: None,
-            activation_type: QType::U8,
-            weight_type: QType::I8,
-            activation_symmetric: false,
-            weight_symmetric: false,
-            activation_restricted_asymmetric: false,
-            op_types: Vec::new(),
-            exclude_nodes: Vec::new(),
+            ..Options::with_defaults(Mode::Dynamic)
         };
         let out = quantize(model(), &options).unwrap();
         let graph = out.graph.unwrap();

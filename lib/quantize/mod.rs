@@ -60,6 +60,26 @@ pub struct Options {
     pub exclude_nodes: Vec<String>,
 }
 
+impl Options {
+    /// The command's defaults: per tensor, uint8 activations, int8 weights, asymmetric
+    /// activations, every supported op type.
+    pub fn with_defaults(mode: Mode) -> Options {
+        Options {
+            mode,
+            per_channel: false,
+            calibration: None,
+            calibrate_method: None,
+            activation_type: QType::U8,
+            weight_type: QType::I8,
+            activation_symmetric: false,
+            weight_symmetric: false,
+            activation_restricted_asymmetric: false,
+            op_types: Vec::new(),
+            exclude_nodes: Vec::new(),
+        }
+    }
+}
+
 /// Op types that carry a weight this tool quantizes.
 pub const WEIGHT_OPS: &[&str] = &["Conv", "MatMul", "Gemm"];
 
@@ -151,19 +171,7 @@ mod tests {
     use super::*;
 
     fn options(mode: Mode) -> Options {
-        Options {
-            mode,
-            per_channel: false,
-            calibration: None,
-            calibrate_method: None,
-            activation_type: QType::U8,
-            weight_type: QType::I8,
-            activation_symmetric: false,
-            weight_symmetric: false,
-            activation_restricted_asymmetric: false,
-            op_types: Vec::new(),
-            exclude_nodes: Vec::new(),
-        }
+        Options::with_defaults(mode)
     }
 
     #[test]
