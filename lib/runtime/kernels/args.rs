@@ -154,3 +154,20 @@ pub fn ret(c: &Call, t: Tensor) -> Result<Vec<Value>> {
     }
     Ok(vec![Value::tensor(t)])
 }
+
+/// A per-spatial-axis list operand `i`: `n` entries, or one for all axes, each at least
+/// `min`.
+pub fn per_axis(c: &Call, i: usize, n: usize, what: &str, min: usize) -> Result<Vec<usize>> {
+    let v = ints(c, i)?;
+    let v: Vec<i64> = match v {
+        [x] => vec![*x; n],
+        v if v.len() == n => v.to_vec(),
+        v => bail!("{what} has {} entries for {n} spatial dimensions", v.len()),
+    };
+    v.iter()
+        .map(|&x| match usize::try_from(x) {
+            Ok(x) if x >= min => Ok(x),
+            _ => bail!("{what} {v:?} must be at least {min}"),
+        })
+        .collect()
+}

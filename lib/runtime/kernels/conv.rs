@@ -37,22 +37,6 @@ struct Geometry {
     transposed: bool,
 }
 
-/// A per-spatial-axis list operand: `n` entries, or one for all axes.
-fn per_axis(c: &Call, i: usize, n: usize, what: &str, min: usize) -> Result<Vec<usize>> {
-    let v = args::ints(c, i)?;
-    let v: Vec<i64> = match v {
-        [x] => vec![*x; n],
-        v if v.len() == n => v.to_vec(),
-        v => bail!("{what} has {} entries for {n} spatial dimensions", v.len()),
-    };
-    v.iter()
-        .map(|&x| match usize::try_from(x) {
-            Ok(x) if x >= min => Ok(x),
-            _ => bail!("{what} {v:?} must be at least {min}"),
-        })
-        .collect()
-}
-
 /// The options after the three tensors, at operand indices `at`: stride, padding,
 /// dilation, transposed, output_padding, groups.
 struct Options {
@@ -74,15 +58,15 @@ fn geometry(c: &Call, x: &Tensor, w: &Tensor, at: &Options) -> Result<Geometry> 
         );
     }
     let n = rank - 2;
-    let stride = per_axis(c, at.stride, n, "stride", 1)?;
-    let padding = per_axis(c, at.padding, n, "padding", 0)?;
-    let dilation = per_axis(c, at.dilation, n, "dilation", 1)?;
+    let stride = args::per_axis(c, at.stride, n, "stride", 1)?;
+    let padding = args::per_axis(c, at.padding, n, "padding", 0)?;
+    let dilation = args::per_axis(c, at.dilation, n, "dilation", 1)?;
     let transposed = match at.transposed {
         Some(i) => args::boolean(c, i)?,
         None => false,
     };
     let output_padding = match at.output_padding {
-        Some(i) if transposed => per_axis(c, i, n, "output_padding", 0)?,
+        Some(i) if transposed => args::per_axis(c, i, n, "output_padding", 0)?,
         _ => vec![0; n],
     };
     let groups = args::size(args::int(c, at.groups)?, "groups")?;

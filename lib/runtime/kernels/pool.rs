@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 use super::data::{Prec, from_f64};
 use super::layout::{cartesian_offsets, result_count, strides};
 use super::{Call, Kernel, args};
+use crate::onnx::dtype::DType;
 use crate::runtime::tensor::Tensor;
 use crate::runtime::value::Value;
 
@@ -117,23 +118,6 @@ fn split_input(x: &Tensor, n: usize) -> Result<(Vec<usize>, Vec<usize>)> {
     Ok((lead.to_vec(), spatial.to_vec()))
 }
 
-/// A per-axis list of `n` entries (or one for all); an empty stride list means the
-/// kernel size, as in torch.
-fn per_axis(c: &Call, i: usize, n: usize, what: &str, min: usize) -> Result<Vec<usize>> {
-    let v = args::ints(c, i)?;
-    let v: Vec<i64> = match v {
-        [x] => vec![*x; n],
-        v if v.len() == n => v.to_vec(),
-        v => bail!("{what} has {} entries for {n} spatial dimensions", v.len()),
-    };
-    v.iter()
-        .map(|&x| match usize::try_from(x) {
-            Ok(x) if x >= min => Ok(x),
-            _ => bail!("{what} {v:?} must be at least {min}"),
-        })
-        .collect()
-}
-
 /// The geometry of a sliding-window pool.
 struct Sliding {
     kernel: Vec<usize>,
@@ -145,15 +129,15 @@ struct Sliding {
 
 impl Sliding {
     fn read(c: &Call, n: usize, dilation: Option<usize>, ceil_mode: usize) -> Result<Sliding> {
-        let kernel = per_axis(c, 1, n, "kernel_size", 1)?;
+        let kernel = args::per_axis(c, 1, n, "kernel_size", 1)?;
         let stride = if args::ints(c, 2)?.is_empty() {
             kernel.clone()
         } else {
-            per_axis(c, 2, n, "stride", 1)?
+            args::per_axis(c, 2, n, "stride", 1)?
         };
-        let padding = per_axis(c, 3, n, "padding", 0)?;
+        let padding = args::per_axis(c, 3, n, "padding", 0)?;
         let dilation = match dilation {
-            Some(i) => per_axis(c, i, n, "dilation", 1)?,
+            Some(i) => args::per_axis(c, i, n, "dilation", 1)?,
             None => vec![1; n],
         };
         for i in 0..n {
@@ -275,13 +259,7 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
 /// divisor_override?)`; 1-D has no divisor_override.
 fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
-    let dtype = x.data.dtype();
-    if !dtype.is_float() {
-        bail!(
-            "average pool of a {} tensor: only floats are averaged",
-            x.dtype()
-        );
-    }
+    let dtype = averaged_dtype(x)?;
     let (lead, input) = split_input(x, n)?;
     let sliding = Sliding::read(c, n, None, 4)?;
     let count_include_pad = args::boolean(c, 5)?;
@@ -309,10 +287,8 @@ fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
 
-/// `adaptive_avg_poolNd(self, output_size)`: output position `o` of an axis averages
-/// input positions `floor(o·in/out)` to `ceil((o+1)·in/out)`.
-fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
-    let x = args::tensor(c, 0)?;
+/// The element type of a tensor to average: only floats are.
+fn averaged_dtype(x: &Tensor) -> Result<DType> {
     let dtype = x.data.dtype();
     if !dtype.is_float() {
         bail!(
@@ -320,8 +296,16 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
             x.dtype()
         );
     }
+    Ok(dtype)
+}
+
+/// `adaptive_avg_poolNd(self, output_size)`: output position `o` of an axis averages
+/// input positions `floor(o·in/out)` to `ceil((o+1)·in/out)`.
+fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let dtype = averaged_dtype(x)?;
     let (lead, input) = split_input(x, n)?;
-    let sizes = per_axis(c, 1, n, "output_size", 0)?;
+    let sizes = args::per_axis(c, 1, n, "output_size", 0)?;
     result_count(&[lead.clone(), sizes.clone()].concat())?;
     let mut axes = Vec::with_capacity(n);
     for (i, (&size, &out)) in input.iter().zip(&sizes).enumerate() {
