@@ -102,9 +102,10 @@ fn run_kernel(name: &str, args: &[Value]) -> Result<Tensor> {
 }
 
 /// Requantizes int32 accumulators laid out as [.., channel, inner..] (`channel_of(i)`
-/// picks each element's channel) into the declared quantized output type.
+/// picks each element's channel, below `channels`) into the declared quantized type.
 fn requantize(
     acc: &Tensor,
+    channels: usize,
     channel_of: impl Fn(usize) -> usize,
     input: &Params,
     weight: &Params,
@@ -124,13 +125,21 @@ fn requantize(
     };
     let y_scale = output.scale(0);
     let y_zero = output.zero_point(0);
+    if weight.scales.len() != 1 && weight.scales.len() != channels {
+        bail!(
+            "{} weight scales for {channels} output channels",
+            weight.scales.len()
+        );
+    }
+    // One float32 multiplier per channel, computed in this order, as ONNX Runtime does.
+    let multipliers: Vec<f32> = (0..channels)
+        .map(|c| input.scale(0) * weight.scale(c) / y_scale)
+        .collect();
     let values: Vec<i64> = acc_values
         .iter()
         .enumerate()
         .map(|(i, &a)| {
-            let c = channel_of(i);
-            // The multiplier and the product are float32 operations, in this order.
-            let multiplier = input.scale(0) * weight.scale(c) / y_scale;
+            let multiplier = multipliers[channel_of(i) % channels];
             let scaled = (a as f32 * multiplier).round_ties_even() as i64;
             (scaled + y_zero).clamp(lo, hi)
         })
@@ -217,6 +226,7 @@ pub fn qlinear_conv(c: &Call) -> Result<Vec<Value>> {
         .map_or(1, |s| s.iter().product::<usize>().max(1));
     let y = requantize(
         &acc,
+        channels,
         |i| (i / inner) % channels,
         &xp,
         &wp,
@@ -242,7 +252,7 @@ pub fn qlinear_matmul(c: &Call) -> Result<Vec<Value>> {
     let b32 = Value::tensor(centred(b, &bp, b_last)?);
     let acc = run_kernel("torch.aten.matmul", &[a32, b32])?;
     let columns = acc.shape.last().copied().unwrap_or(1).max(1);
-    let y = requantize(&acc, |i| i % columns, &ap, &bp, &yp, c.result(0)?)?;
+    let y = requantize(&acc, columns, |i| i % columns, &ap, &bp, &yp, c.result(0)?)?;
     Ok(vec![Value::tensor(y)])
 }
 
