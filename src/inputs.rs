@@ -9,7 +9,7 @@ use half::{bf16, f16};
 use qlower::onnx::dtype::DType;
 use qlower::runtime::io::read_tensor;
 use qlower::runtime::plan::{Plan, Port};
-use qlower::runtime::tensor::{Data, Tensor, checked_count};
+use qlower::runtime::tensor::{Data, Tensor, bounded_count};
 
 /// Parses `NAME=FILE`.
 pub fn parse_binding(s: &str) -> Result<(String, PathBuf), String> {
@@ -63,7 +63,8 @@ pub fn random_input(port: &Port, seed: u64) -> Result<Tensor> {
         );
     };
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-    let n = checked_count(&shape)?;
+    // The size comes from the model, so it is bounded before anything is allocated.
+    let n = bounded_count(&shape).with_context(|| format!("input '{}'", port.name))?;
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move || {
         state ^= state << 13;

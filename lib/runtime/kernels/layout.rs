@@ -4,28 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::runtime::tensor::checked_count;
-
-/// The largest element count a tensor may have: 2^34 (64 GiB of f32). Larger shapes
-/// are refused with an error rather than left to abort the process when the
-/// allocation fails (or to panic when its size overflows).
-pub const MAX_ELEMENTS: usize = if usize::BITS >= 64 {
-    (1u64 << 34) as usize
-} else {
-    isize::MAX as usize / 16
-};
-
-/// The element count of a tensor of `shape`, refusing shapes whose count (or whose
-/// product of non-zero sizes, which bounds every partial product) is too large.
-pub fn result_count(shape: &[usize]) -> Result<usize> {
-    let nonzero = shape.iter().filter(|&&d| d != 0).try_fold(1usize, |n, &d| {
-        n.checked_mul(d).filter(|&n| n <= MAX_ELEMENTS)
-    });
-    if nonzero.is_none() {
-        bail!("a tensor of shape {shape:?} is too large");
-    }
-    checked_count(shape)
-}
+pub use crate::runtime::tensor::{MAX_ELEMENTS, bounded_count as result_count};
 
 /// Row-major strides of `shape`, in elements.
 pub fn strides(shape: &[usize]) -> Vec<usize> {

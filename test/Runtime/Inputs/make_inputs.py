@@ -31,6 +31,12 @@ def main():
     onnx.checker.check_model(m)
     onnx.save(m, path("qdq_roundtrip.onnx"))
 
+    # A declared input of 10^12 elements: random inputs for it must be refused, not allocated.
+    huge = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "huge",
+                        [h.make_tensor_value_info("x", T.FLOAT, [100000, 100000, 100])],
+                        [h.make_tensor_value_info("y", T.FLOAT, [100000, 100000, 100])])
+    onnx.save(h.make_model(huge, opset_imports=[h.make_opsetid("", 19)], ir_version=10), path("huge_input.onnx"))
+
     # Values at .5 boundaries check round-half-to-even; 200 and -100 saturate.
     x = np.array([[0.25, 0.75, 1.25], [-3.0, 200.0, -100.0]], np.float32)
     np.save(path("x.npy"), x)
