@@ -14,7 +14,7 @@ use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining,
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::kernels::{Kernel, qlinear, quantized_operands};
+use super::kernels::{Kernel, Prepare, qlinear, quantized_operands};
 use super::value::Value;
 
 /// An operand of a fused step: an IR value, or a constant the matcher supplies.
@@ -25,6 +25,8 @@ pub enum Operand<'c, 'a> {
 
 pub struct Fused<'c, 'a> {
     pub kernel: Kernel,
+    /// Specialises the kernel to its constant operands once, at plan time.
+    pub prepare: Option<Prepare>,
     pub operands: Vec<Operand<'c, 'a>>,
 }
 
@@ -118,7 +120,11 @@ pub fn match_dequantized<'c: 'a, 'a>(dequantize: OperationRef<'c, 'a>) -> Option
     let operands = (0..op.operand_count())
         .map(|i| op.operand(i).ok().map(Operand::Ir))
         .collect::<Option<Vec<_>>>()?;
-    Some(Fused { kernel, operands })
+    Some(Fused {
+        kernel,
+        prepare: None,
+        operands,
+    })
 }
 
 /// The convolution or matmul behind `dequantize.self(_make_*(int_repr(op)))` when that
@@ -213,6 +219,7 @@ fn conv<'c: 'a, 'a>(
     };
     Some(Fused {
         kernel: qlinear::qlinear_conv,
+        prepare: Some(qlinear::prepare_conv),
         operands: vec![
             Operand::Ir(x.int),
             Operand::Ir(x.scale),
@@ -251,6 +258,7 @@ fn matmul<'c: 'a, 'a>(
     }
     Some(Fused {
         kernel: qlinear::qlinear_matmul,
+        prepare: Some(qlinear::prepare_matmul),
         operands: vec![
             Operand::Ir(a.int),
             Operand::Ir(a.scale),

@@ -15,7 +15,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fuse::{self, Operand};
-use super::kernels::{self, Call, Kernel, ResultType};
+use super::kernels::{self, Call, Kernel, Prepared, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
 use crate::dialect::ops::dense_attribute_data;
@@ -29,9 +29,24 @@ pub struct Port {
     pub slot: usize,
 }
 
+/// What a step runs: a kernel, or one the plan specialised to its constant operands.
+pub(super) enum StepKernel {
+    Plain(Kernel),
+    Prepared(Prepared),
+}
+
+impl StepKernel {
+    pub fn call(&self, c: &Call) -> Result<Vec<Value>> {
+        match self {
+            StepKernel::Plain(k) => k(c),
+            StepKernel::Prepared(k) => k(c),
+        }
+    }
+}
+
 pub(super) struct Step {
     pub op: String,
-    pub kernel: Kernel,
+    pub kernel: StepKernel,
     pub args: Vec<usize>,
     pub results: Vec<usize>,
     pub result_types: Vec<ResultType>,
@@ -222,7 +237,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         "torch.aten.dequantize.self" => fuse::match_dequantized(op),
         _ => None,
     };
-    let (kernel, args) = match fused {
+    let (kernel, args, prepare) = match fused {
         Some(f) => {
             let args = f
                 .operands
@@ -232,7 +247,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
                     Operand::Const(c) => Ok(b.constant_slot(c)),
                 })
                 .collect::<Result<Vec<_>>>()?;
-            (f.kernel, args)
+            (f.kernel, args, f.prepare)
         }
         None => {
             let kernel = kernels::lookup(name)
@@ -240,7 +255,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
             let args = (0..op.operand_count())
                 .map(|i| b.slot(op.operand(i)?))
                 .collect::<Result<Vec<_>>>()?;
-            (kernel, args)
+            (kernel, args, None)
         }
     };
     let mut result_types = Vec::new();
@@ -265,6 +280,12 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     let results = (0..op.result_count())
         .map(|i| Ok(b.define(op.result(i)?.into())))
         .collect::<Result<Vec<_>>>()?;
+    // Weights known now are packed now, once for every run.
+    let constants: Vec<Option<&Value>> = args.iter().map(|a| b.constants.get(a)).collect();
+    let kernel = match prepare.and_then(|p| p(&constants)) {
+        Some(prepared) => StepKernel::Prepared(prepared),
+        None => StepKernel::Plain(kernel),
+    };
     b.steps.push(Step {
         op: name.to_string(),
         kernel,

@@ -45,12 +45,14 @@ impl Plan {
                         .with_context(|| format!("internal error: {} reads an empty slot", step.op))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let out = (step.kernel)(&Call {
-                args: &args,
-                results: &step.result_types,
-            })
-            .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
-            .with_context(|| step.op.clone())?;
+            let out = step
+                .kernel
+                .call(&Call {
+                    args: &args,
+                    results: &step.result_types,
+                })
+                .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
+                .with_context(|| step.op.clone())?;
             drop(args);
             for (&slot, v) in step.results.iter().zip(out) {
                 slots[slot] = Some(v);

@@ -51,6 +51,13 @@ impl Call<'_> {
 
 pub type Kernel = fn(&Call) -> Result<Vec<Value>>;
 
+/// A kernel specialised at plan time to operands that are constants (packed weights).
+pub type Prepared = std::sync::Arc<dyn Fn(&Call) -> Result<Vec<Value>> + Send + Sync>;
+
+/// Builds a `Prepared` kernel from the operands known at plan time (`None` for those
+/// that are not constants), or declines.
+pub type Prepare = fn(&[Option<&Value>]) -> Option<Prepared>;
+
 mod args;
 mod arith;
 mod cast;
@@ -69,7 +76,10 @@ mod norm;
 mod pad;
 mod pool;
 mod promote;
+mod qconv;
+mod qgemm;
 pub mod qlinear;
+mod qmatmul;
 mod quant;
 pub mod quantized_operands;
 mod reduce;

@@ -8,14 +8,18 @@
 
 use anyhow::{Result, bail};
 
-use super::{Call, ResultType, lookup};
+use std::sync::Arc;
+
+use super::qconv::{self, ConvWeights};
+use super::qmatmul::{self, MatmulWeights};
+use super::{Call, Prepared, ResultType, lookup};
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
 use crate::runtime::tensor::{Data, Quant, Tensor};
 use crate::runtime::value::Value;
 
 /// One operand's quantization as the fused step receives it.
-struct Params {
+pub(super) struct Params {
     scales: Vec<f32>,
     zero_points: Vec<i64>,
 }
@@ -23,7 +27,7 @@ struct Params {
 impl Params {
     /// From a scale (`!torch.float` or a 1-D tensor) and a zero point (`!torch.int` or a
     /// tensor of the same length).
-    fn read(scale: &Value, zero_point: &Value) -> Result<Params> {
+    pub(super) fn read(scale: &Value, zero_point: &Value) -> Result<Params> {
         let scales: Vec<f32> = match scale {
             Value::Tensor(t) => t.data.to_f64().into_iter().map(|s| s as f32).collect(),
             v => vec![v.as_float()? as f32],
@@ -46,11 +50,16 @@ impl Params {
         })
     }
 
-    fn scale(&self, c: usize) -> f32 {
+    /// How many channels the parameters describe (1 for per tensor).
+    pub(super) fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    pub(super) fn scale(&self, c: usize) -> f32 {
         self.scales[if self.scales.len() == 1 { 0 } else { c }]
     }
 
-    fn zero_point(&self, c: usize) -> i64 {
+    pub(super) fn zero_point(&self, c: usize) -> i64 {
         self.zero_points[if self.zero_points.len() == 1 { 0 } else { c }]
     }
 }
@@ -141,7 +150,8 @@ fn requantize(
         .map(|(i, &a)| {
             let multiplier = multipliers[channel_of(i) % channels];
             let scaled = (a as f32 * multiplier).round_ties_even() as i64;
-            (scaled + y_zero).clamp(lo, hi)
+            // Saturating: an infinite multiplier makes `scaled` i64::MAX.
+            scaled.saturating_add(y_zero).clamp(lo, hi)
         })
         .collect();
     let data = match storage {
@@ -160,6 +170,29 @@ fn requantize(
 /// bias_zero_point (int or none), stride, padding, dilation, groups, input pads (torch
 /// order, or none), y_scale, y_zero_point.
 pub fn qlinear_conv(c: &Call) -> Result<Vec<Value>> {
+    match ConvWeights::new(c.arg(3)?.as_tensor()?, c.arg(4)?, c.arg(5)?, c.arg(11)?) {
+        Some(w) => conv_with(c, &w),
+        None => reference_conv(c),
+    }
+}
+
+/// `qlinear_conv` with its weights (operands 3–5 and the groups, 11) packed once.
+pub fn prepare_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
+    let at = |i: usize| constants.get(i).copied().flatten();
+    let w = ConvWeights::new(at(3)?.as_tensor().ok()?, at(4)?, at(5)?, at(11)?)?;
+    Some(Arc::new(move |c: &Call| conv_with(c, &w)))
+}
+
+fn conv_with(c: &Call, w: &ConvWeights) -> Result<Vec<Value>> {
+    match qconv::run(c, w)? {
+        Some(out) => Ok(out),
+        None => reference_conv(c),
+    }
+}
+
+/// The reference: the operands centred on their zero points, the int32 convolution
+/// kernel, then `requantize`. The fast path is tested against it.
+pub fn reference_conv(c: &Call) -> Result<Vec<Value>> {
     let x = c.arg(0)?.as_tensor()?;
     let xp = Params::read(c.arg(1)?, c.arg(2)?)?;
     let w = c.arg(3)?.as_tensor()?;
@@ -239,6 +272,28 @@ pub fn qlinear_conv(c: &Call) -> Result<Vec<Value>> {
 /// Operands: a, a_scale, a_zero_point, b, b_scale, b_zero_point (per tensor, or per
 /// column of b), y_scale, y_zero_point.
 pub fn qlinear_matmul(c: &Call) -> Result<Vec<Value>> {
+    match MatmulWeights::new(c.arg(3)?.as_tensor()?, c.arg(4)?, c.arg(5)?) {
+        Some(w) => matmul_with(c, &w),
+        None => reference_matmul(c),
+    }
+}
+
+/// `qlinear_matmul` with b (operands 3–5) packed once.
+pub fn prepare_matmul(constants: &[Option<&Value>]) -> Option<Prepared> {
+    let at = |i: usize| constants.get(i).copied().flatten();
+    let w = MatmulWeights::new(at(3)?.as_tensor().ok()?, at(4)?, at(5)?)?;
+    Some(Arc::new(move |c: &Call| matmul_with(c, &w)))
+}
+
+fn matmul_with(c: &Call, w: &MatmulWeights) -> Result<Vec<Value>> {
+    match qmatmul::run(c, w)? {
+        Some(out) => Ok(out),
+        None => reference_matmul(c),
+    }
+}
+
+/// The reference: centred operands, the int32 matmul kernel, then `requantize`.
+pub fn reference_matmul(c: &Call) -> Result<Vec<Value>> {
     let a = c.arg(0)?.as_tensor()?;
     let ap = Params::read(c.arg(1)?, c.arg(2)?)?;
     let b = c.arg(3)?.as_tensor()?;
