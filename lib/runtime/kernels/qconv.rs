@@ -814,13 +814,14 @@ fn depthwise_body(
     let [id, ih, iw] = s.input;
     let [od, oh, ow] = s.output;
     let [kd, kh, kw] = s.kernel;
-    // The padded extent each output needs, before and after the input.
+    // The padded extent each output needs, before and after the input; rows get
+    // room for a whole chunk of NR outputs past the last, so chunks read in bounds.
     let span = |i: usize| (s.output[i] - 1) * s.stride[i] + (s.kernel[i] - 1) * s.dilation[i] + 1;
-    let (pd, ph, pw) = (
+    let (pd, ph) = (
         span(0).max(id + s.pad_before[0]),
         span(1).max(ih + s.pad_before[1]),
-        span(2).max(iw + s.pad_before[2]),
     );
+    let pw = span(2).max(iw + s.pad_before[2]) + NR * s.stride[2];
     plane.clear();
     plane.resize(pd * ph * pw, 0);
     let x = &job.x[input * id * ih * iw..][..id * ih * iw];
@@ -840,42 +841,112 @@ fn depthwise_body(
         sum: 0,
         multiplier: job.multipliers[channel],
     };
-    let mut acc = vec![0i32; ow];
-    for z in 0..od {
-        for yy in 0..oh {
-            acc.fill(0);
-            let mut t = 0;
-            for a in 0..kd {
-                for b in 0..kh {
-                    let row = ((z * s.stride[0] + a * s.dilation[0]) * ph
-                        + yy * s.stride[1]
-                        + b * s.dilation[1])
-                        * pw;
-                    for c in 0..kw {
-                        let tap = taps[t];
-                        t += 1;
-                        let start = row + c * s.dilation[2];
-                        if s.stride[2] == 1 {
-                            let src = &plane[start..start + ow];
-                            for (o, &v) in acc.iter_mut().zip(src) {
-                                *o = o.wrapping_add(v as i32 * tap);
-                            }
-                        } else {
-                            for (i, o) in acc.iter_mut().enumerate() {
-                                let v = plane[start + i * s.stride[2]];
-                                *o = o.wrapping_add(v as i32 * tap);
-                            }
-                        }
-                    }
-                }
-            }
-            let out = &mut dest[(z * oh + yy) * ow..][..ow];
-            for (acc, out) in acc.chunks(NR).zip(out.chunks_mut(NR)) {
-                let mut tile = [0i32; NR];
-                tile[..acc.len()].copy_from_slice(acc);
-                requant::row(&tile, terms, ColTerms::default(), job.out, out);
+    let sw = s.stride[2];
+    // Each tap's offset from the chunk's first input position.
+    let mut offsets = Vec::with_capacity(taps.len());
+    for a in 0..kd {
+        for b in 0..kh {
+            for c in 0..kw {
+                offsets.push((a * s.dilation[0] * ph + b * s.dilation[1]) * pw + c * s.dilation[2]);
             }
         }
+    }
+    let mut strided = [0i16; NR];
+    for z in 0..od {
+        for yy in 0..oh {
+            for x0 in (0..ow).step_by(NR) {
+                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pw + x0 * sw;
+                let mut acc = [0i32; NR];
+                if sw == 1 {
+                    chunk(job.isa, plane, base, &offsets, taps, &mut acc);
+                } else {
+                    for (&off, &tap) in offsets.iter().zip(taps) {
+                        let src = plane[base + off..].iter().step_by(sw);
+                        for (d, v) in strided.iter_mut().zip(src) {
+                            *d = *v;
+                        }
+                        add_products(&mut acc, &strided, tap);
+                    }
+                }
+                let at = (z * oh + yy) * ow + x0;
+                let out = &mut dest[at..at + NR.min(ow - x0)];
+                requant::row(&acc, terms, ColTerms::default(), job.out, out);
+            }
+        }
+    }
+}
+
+/// Σ over taps of `plane[base + offset..][..NR] · tap`, for stride 1: the depthwise
+/// inner loop, with the accumulators held in registers on AVX-512.
+#[inline(always)]
+fn chunk(
+    isa: Isa,
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    let last = offsets.iter().max().map_or(0, |&o| base + o + NR);
+    assert!(last <= plane.len(), "depthwise chunk out of the plane");
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has the features; the assert bounds every read.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            chunk_avx512(plane, base, offsets, taps, acc)
+        },
+        _ => {
+            *acc = [0; NR];
+            for (&off, &tap) in offsets.iter().zip(taps) {
+                if let Some(src) = plane[base + off..].first_chunk::<NR>() {
+                    add_products(acc, src, tap);
+                }
+            }
+        }
+    }
+}
+
+/// # Safety
+/// avx512f and avx512bw are available; `plane[base + o..][..NR]` is in bounds for
+/// every offset `o`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn chunk_avx512(
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    let mut lo = _mm512_setzero_si512();
+    let mut hi = _mm512_setzero_si512();
+    for (&off, &tap) in offsets.iter().zip(taps) {
+        let t = _mm512_set1_epi32(tap);
+        // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
+        let (a, b) = unsafe {
+            let p = plane.as_ptr().add(base + off);
+            (
+                _mm256_loadu_si256(p as *const _),
+                _mm256_loadu_si256(p.add(16) as *const _),
+            )
+        };
+        lo = _mm512_add_epi32(lo, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(a), t));
+        hi = _mm512_add_epi32(hi, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(b), t));
+    }
+    // SAFETY: `acc` holds 32 i32s, two 64-byte stores.
+    unsafe {
+        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
+        _mm512_storeu_si512(acc.as_mut_ptr().add(16) as *mut _, hi);
+    }
+}
+
+/// `acc += src · tap`, lane by lane: a fixed-length loop that vectorizes.
+#[inline(always)]
+fn add_products(acc: &mut [i32; NR], src: &[i16; NR], tap: i32) {
+    for j in 0..NR {
+        acc[j] = acc[j].wrapping_add(src[j] as i32 * tap);
     }
 }
 

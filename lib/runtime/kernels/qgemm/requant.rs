@@ -84,8 +84,16 @@ pub fn row(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8])
         let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
         q[j] = (rounded + zp).clamp(lo, hi) as u8;
     }
-    let n = out.len().min(NR);
-    out[..n].copy_from_slice(&q[..n]);
+    // A whole row stores as one fixed-size copy; a libc call per short row costs more
+    // than the arithmetic.
+    match out.first_chunk_mut::<NR>() {
+        Some(whole) => *whole = q,
+        None => {
+            for (o, &v) in out.iter_mut().zip(&q) {
+                *o = v;
+            }
+        }
+    }
 }
 
 /// Whether every multiplier is finite, which `row` needs.
