@@ -365,6 +365,8 @@ struct Job<'a> {
 struct Tap {
     channel: usize,
     at: [isize; 3],
+    /// The output columns whose input column lies inside the row: `columns.0..columns.1`.
+    columns: (usize, usize),
 }
 
 /// A run of consecutive output pixels along one output row.
@@ -428,13 +430,15 @@ impl Job<'_> {
             for a in 0..kd {
                 for b in 0..kh {
                     for c in 0..kw {
+                        let x = (c * s.dilation[2]) as isize - s.pad_before[2] as isize;
                         taps.push(Tap {
                             channel,
                             at: [
                                 (a * s.dilation[0]) as isize - s.pad_before[0] as isize,
                                 (b * s.dilation[1]) as isize - s.pad_before[1] as isize,
-                                (c * s.dilation[2]) as isize - s.pad_before[2] as isize,
+                                x,
                             ],
+                            columns: inside(x, s.stride[2], s.input[2], s.output[2]),
                         });
                     }
                 }
@@ -501,7 +505,7 @@ impl Job<'_> {
                         continue;
                     }
                     let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
-                    fill_run(dst, src, run.x, s.stride[2], tap.at[2], zero);
+                    fill_run(dst, src, run.x, s.stride[2], tap, zero);
                 }
                 row[count..].fill(0);
             }
@@ -668,26 +672,40 @@ impl Scratch {
 
 /// One tap's bytes for a run of output pixels starting at output column `x0` of an
 /// input row `src`: input column `x·stride + offset`, the zero point outside the row.
-#[inline(always)]
-fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, offset: isize, zero: u8) {
-    let (len, s, x0) = (dst.len() as isize, stride as isize, x0 as isize);
-    let last = src.len() as isize - 1;
-    // Pixels x0+i with (x0+i)·s + offset inside 0..=last form the range lo..hi.
-    let lo = ((-offset).max(0) + s - 1) / s - x0;
+/// The output columns `x` (below `outputs`) whose input column `x·stride + offset`
+/// lies in `0..width`: one range, computed once per tap so runs need no division.
+fn inside(offset: isize, stride: usize, width: usize, outputs: usize) -> (usize, usize) {
+    let (s, last) = (stride as isize, width as isize - 1);
+    let lo = ((-offset).max(0) + s - 1) / s;
     let hi = if last >= offset {
-        (last - offset) / s + 1 - x0
+        (last - offset) / s + 1
     } else {
         0
     };
-    let lo = lo.clamp(0, len) as usize;
-    let hi = (hi.clamp(0, len) as usize).max(lo);
-    dst[..lo].fill(zero);
-    dst[hi..].fill(zero);
+    let hi = (hi.max(0) as usize).min(outputs);
+    ((lo as usize).min(hi), hi)
+}
+
+/// One tap's bytes for a run of output pixels starting at output column `x0` of an
+/// input row `src`: input column `x·stride + offset`, the zero point outside the row.
+#[inline(always)]
+fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap: &Tap, zero: u8) {
+    let len = dst.len();
+    let lo = tap.columns.0.saturating_sub(x0).min(len);
+    let hi = tap.columns.1.saturating_sub(x0).clamp(lo, len);
+    // Padding is short: a loop, not a libc call per run.
+    let (head, rest) = dst.split_at_mut(lo);
+    for d in head.iter_mut().chain(rest[hi - lo..].iter_mut()) {
+        *d = zero;
+    }
+    let offset = tap.at[2];
+    let s = stride as isize;
+    let x0 = x0 as isize;
     if lo < hi {
         let start = ((x0 + lo as isize) * s + offset) as usize;
         let inner = &mut dst[lo..hi];
         match stride {
-            1 => inner.copy_from_slice(&src[start..start + inner.len()]),
+            1 => small_copy(inner, &src[start..start + inner.len()]),
             2 => {
                 // Whole chunks of 32 first: fixed-length loops vectorize (one byte
                 // shuffle per 64 input bytes); then the rest one by one.
@@ -711,6 +729,34 @@ fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, offset: isize,
                     *d = *v;
                 }
             }
+        }
+    }
+}
+
+/// `dst.copy_from_slice(src)` for the short runs of im2col, as fixed-size moves
+/// (overlapping at the end) rather than a libc call each.
+#[inline(always)]
+fn small_copy(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    if n >= 16 {
+        let (whole, _) = dst.as_chunks_mut::<16>();
+        for (d, s) in whole.iter_mut().zip(src.as_chunks::<16>().0) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<16>(), src.last_chunk::<16>()) {
+            *d = *s;
+        }
+    } else if n >= 8 {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<8>(), src.first_chunk::<8>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<8>(), src.last_chunk::<8>()) {
+            *d = *s;
+        }
+    } else {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
         }
     }
 }
