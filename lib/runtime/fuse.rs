@@ -105,6 +105,14 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     }
 }
 
+/// The fused step for `int_repr(quantize_per_tensor(...))`, writing the integers
+/// straight away; the plan asks only when the int_repr is the quantize's one use, so
+/// the quantize step becomes dead.
+pub fn match_int_repr<'c: 'a, 'a>(int_repr: OperationRef<'c, 'a>) -> Option<Fused<'c, 'a>> {
+    let quantize = named(int_repr.operand(0).ok()?, "torch.aten.quantize_per_tensor")?;
+    match_quantized(quantize)
+}
+
 /// The float step for `dequantize` (a `torch.aten.dequantize.self`) of a fused
 /// accumulator: the convolution or matmul of the dequantized operands, which is what
 /// the unfused IR computes. A requantized accumulator matches `match_quantized` too,
@@ -345,10 +353,8 @@ mod tests {
         let path = format!("{ROOT}/test/Import/Inputs/qlinearconv_per_channel.onnx");
         let plan = crate::runtime::model::plan_model(std::path::Path::new(&path)).unwrap();
         let ops: Vec<&str> = plan.steps.iter().map(|s| s.op.as_str()).collect();
-        assert_eq!(
-            ops,
-            ["torch.aten.quantize_per_tensor", "torch.aten.int_repr"]
-        );
+        // The int_repr step runs the fused kernel; the quantize it read is dead.
+        assert_eq!(ops, ["torch.aten.int_repr"]);
     }
 
     #[test]

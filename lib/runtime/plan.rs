@@ -109,6 +109,8 @@ pub fn result_type(v: MlirValue) -> Result<ResultType> {
 
 struct Builder {
     slots: HashMap<usize, usize>,
+    /// How many operands read each value.
+    uses: HashMap<usize, usize>,
     slot_count: usize,
     constants: HashMap<usize, Value>,
     steps: Vec<Step>,
@@ -130,6 +132,11 @@ impl Builder {
         s
     }
 
+    /// Whether `v` is read by exactly one operand in the function.
+    fn single_use(&self, v: MlirValue) -> bool {
+        self.uses.get(&key(v)) == Some(&1)
+    }
+
     fn slot(&self, v: MlirValue) -> Result<usize> {
         self.slots
             .get(&key(v))
@@ -145,6 +152,7 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         .context("func.func has an empty body")?;
     let mut b = Builder {
         slots: HashMap::new(),
+        uses: count_uses(block),
         slot_count: 0,
         constants: HashMap::new(),
         steps: Vec::new(),
@@ -173,6 +181,20 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         constants,
         slot_count: b.slot_count,
     })
+}
+
+fn count_uses(block: BlockRef) -> HashMap<usize, usize> {
+    let mut uses = HashMap::new();
+    let mut op = block.first_operation();
+    while let Some(o) = op {
+        for i in 0..o.operand_count() {
+            if let Ok(v) = o.operand(i) {
+                *uses.entry(key(v)).or_insert(0) += 1;
+            }
+        }
+        op = o.next_in_block();
+    }
+    uses
 }
 
 /// Walks the body; returns the output ports from `func.return`.
@@ -234,6 +256,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     }
     let fused = match name {
         "torch.aten.quantize_per_tensor" => fuse::match_quantized(op),
+        "torch.aten.int_repr" if b.single_use(op.operand(0)?) => fuse::match_int_repr(op),
         "torch.aten.dequantize.self" => fuse::match_dequantized(op),
         _ => None,
     };

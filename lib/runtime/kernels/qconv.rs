@@ -15,7 +15,6 @@ use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
 use super::qlinear::Params;
 use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
 use crate::runtime::tensor::{Data, Quant, Tensor};
 use crate::runtime::value::Value;
 
@@ -242,10 +241,8 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let signed_out = match ty.dtype {
-        Some(DType::QUInt8) => false,
-        Some(DType::QInt8) => true,
-        _ => return Ok(None),
+    let Some((signed_out, quantized)) = super::qlinear::output_kind(ty.dtype) else {
+        return Ok(None);
     };
     if xp.len() != 1 || yp.len() != 1 || c.arg(11)?.as_int().ok() != Some(w.groups as i64) {
         return Ok(None);
@@ -310,10 +307,12 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         Data::U8(y)
     };
     let mut t = Tensor::new(shape_out, data)?;
-    t.quant = Some(Quant::PerTensor {
-        scale: yp.scale(0) as f64,
-        zero_point: y_zero,
-    });
+    if quantized {
+        t.quant = Some(Quant::PerTensor {
+            scale: yp.scale(0) as f64,
+            zero_point: y_zero,
+        });
+    }
     Ok(Some(vec![Value::tensor(t)]))
 }
 
@@ -505,7 +504,7 @@ impl Job<'_> {
                         continue;
                     }
                     let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
-                    fill_run(dst, src, run.x, s.stride[2], tap, zero);
+                    fill_run(self.isa, dst, src, run.x, s.stride[2], tap, zero);
                 }
                 row[count..].fill(0);
             }
@@ -689,7 +688,15 @@ fn inside(offset: isize, stride: usize, width: usize, outputs: usize) -> (usize,
 /// One tap's bytes for a run of output pixels starting at output column `x0` of an
 /// input row `src`: input column `x·stride + offset`, the zero point outside the row.
 #[inline(always)]
-fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap: &Tap, zero: u8) {
+fn fill_run(
+    isa: Isa,
+    dst: &mut [u8],
+    src: &[u8],
+    x0: usize,
+    stride: usize,
+    tap: &Tap,
+    zero: u8,
+) {
     let len = dst.len();
     let lo = tap.columns.0.saturating_sub(x0).min(len);
     let hi = tap.columns.1.saturating_sub(x0).clamp(lo, len);
@@ -711,14 +718,9 @@ fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap: &Tap, zer
                 // shuffle per 64 input bytes); then the rest one by one.
                 let src = &src[start..];
                 let whole = (inner.len() / 32).min(src.len() / 64);
-                for (d, s) in inner
-                    .chunks_exact_mut(32)
-                    .zip(src.chunks_exact(64))
-                    .take(whole)
-                {
-                    for j in 0..32 {
-                        d[j] = s[2 * j];
-                    }
+                let (chunks, _) = inner.as_chunks_mut::<32>();
+                for (d, s) in chunks.iter_mut().zip(src.as_chunks::<64>().0).take(whole) {
+                    even_bytes(isa, d, s);
                 }
                 for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
                     *d = src[2 * i];
@@ -728,6 +730,26 @@ fn fill_run(dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap: &Tap, zer
                 for (d, v) in inner.iter_mut().zip(src[start..].iter().step_by(stride)) {
                     *d = *v;
                 }
+            }
+        }
+    }
+}
+
+/// The bytes at even positions of `src`: a stride-2 row of im2col.
+#[inline(always)]
+fn even_bytes(isa: Isa, dst: &mut [u8; 32], src: &[u8; 64]) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the instruction set was detected on this CPU; both arrays are
+        // exactly one register wide.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            use std::arch::x86_64::*;
+            let v = _mm512_loadu_si512(src.as_ptr() as *const _);
+            _mm256_storeu_si256(dst.as_mut_ptr() as *mut _, _mm512_cvtepi16_epi8(v));
+        },
+        _ => {
+            for (j, d) in dst.iter_mut().enumerate() {
+                *d = src[2 * j];
             }
         }
     }

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::dialect::types::TensorType;
+use crate::onnx::dtype::DType;
 use crate::runtime::kernels::qgemm::test_bytes;
 use crate::runtime::kernels::qlinear::reference_conv;
 

@@ -124,10 +124,13 @@ fn requantize(
     let ResultType::Tensor(ty) = declared else {
         bail!("the quantized result must be a tensor");
     };
-    let (lo, hi, storage) = match ty.dtype {
-        Some(DType::QUInt8) => (0i64, 255i64, DType::U8),
-        Some(DType::QInt8) => (-128, 127, DType::I8),
-        other => bail!("fused requantization to {other:?} is not supported"),
+    let Some((signed, quantized)) = output_kind(ty.dtype) else {
+        bail!("fused requantization to {:?} is not supported", ty.dtype);
+    };
+    let (lo, hi, storage) = if signed {
+        (-128, 127, DType::I8)
+    } else {
+        (0i64, 255i64, DType::U8)
     };
     let Data::I32(acc_values) = &acc.data else {
         bail!("internal error: accumulators are not int32");
@@ -159,11 +162,25 @@ fn requantize(
         _ => Data::I8(values.iter().map(|&v| v as i8).collect()),
     };
     let mut t = Tensor::new(acc.shape.clone(), data)?;
-    t.quant = Some(Quant::PerTensor {
-        scale: y_scale as f64,
-        zero_point: y_zero,
-    });
+    if quantized {
+        t.quant = Some(Quant::PerTensor {
+            scale: y_scale as f64,
+            zero_point: y_zero,
+        });
+    }
     Ok(t)
+}
+
+/// Whether a fused step's declared output is signed, and whether it is a quantized
+/// tensor (`quantize_per_tensor`) or its integers (`int_repr` of one, fused too).
+pub(super) fn output_kind(dtype: Option<DType>) -> Option<(bool, bool)> {
+    match dtype? {
+        DType::QUInt8 => Some((false, true)),
+        DType::QInt8 => Some((true, true)),
+        DType::U8 => Some((false, false)),
+        DType::I8 => Some((true, false)),
+        _ => None,
+    }
 }
 
 /// Operands: x, x_scale, x_zero_point, w, w_scale, w_zero_point, bias (int32 or none),

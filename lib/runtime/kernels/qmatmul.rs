@@ -13,7 +13,6 @@ use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
 use super::qlinear::Params;
 use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
 use crate::runtime::tensor::{Data, Quant, Tensor};
 use crate::runtime::value::Value;
 
@@ -77,10 +76,8 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let signed = match ty.dtype {
-        Some(DType::QUInt8) => false,
-        Some(DType::QInt8) => true,
-        _ => return Ok(None),
+    let Some((signed, quantized)) = super::qlinear::output_kind(ty.dtype) else {
+        return Ok(None);
     };
     if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
         return Ok(None);
@@ -189,10 +186,12 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
         Data::U8(y)
     };
     let mut t = Tensor::new(shape, data)?;
-    t.quant = Some(Quant::PerTensor {
-        scale: yp.scale(0) as f64,
-        zero_point: y_zero,
-    });
+    if quantized {
+        t.quant = Some(Quant::PerTensor {
+            scale: yp.scale(0) as f64,
+            zero_point: y_zero,
+        });
+    }
     Ok(Some(vec![Value::tensor(t)]))
 }
 

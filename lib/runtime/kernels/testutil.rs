@@ -71,6 +71,9 @@ pub fn registered_ops() -> Vec<String> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
         let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).expect("source is readable");
         for piece in text.split('"').skip(1).step_by(2) {
             let plausible = piece.starts_with("aten.")
