@@ -688,15 +688,7 @@ fn inside(offset: isize, stride: usize, width: usize, outputs: usize) -> (usize,
 /// One tap's bytes for a run of output pixels starting at output column `x0` of an
 /// input row `src`: input column `x·stride + offset`, the zero point outside the row.
 #[inline(always)]
-fn fill_run(
-    isa: Isa,
-    dst: &mut [u8],
-    src: &[u8],
-    x0: usize,
-    stride: usize,
-    tap: &Tap,
-    zero: u8,
-) {
+fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap: &Tap, zero: u8) {
     let len = dst.len();
     let lo = tap.columns.0.saturating_sub(x0).min(len);
     let hi = tap.columns.1.saturating_sub(x0).clamp(lo, len);
