@@ -704,7 +704,7 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
         let start = ((x0 + lo as isize) * s + offset) as usize;
         let inner = &mut dst[lo..hi];
         match stride {
-            1 => small_copy(inner, &src[start..start + inner.len()]),
+            1 => requant::small_copy(inner, &src[start..start + inner.len()]),
             2 => {
                 // Whole chunks of 32 first: fixed-length loops vectorize (one byte
                 // shuffle per 64 input bytes); then the rest one by one.
@@ -743,34 +743,6 @@ fn even_bytes(isa: Isa, dst: &mut [u8; 32], src: &[u8; 64]) {
             for (j, d) in dst.iter_mut().enumerate() {
                 *d = src[2 * j];
             }
-        }
-    }
-}
-
-/// `dst.copy_from_slice(src)` for the short runs of im2col, as fixed-size moves
-/// (overlapping at the end) rather than a libc call each.
-#[inline(always)]
-fn small_copy(dst: &mut [u8], src: &[u8]) {
-    let n = dst.len().min(src.len());
-    let (dst, src) = (&mut dst[..n], &src[..n]);
-    if n >= 16 {
-        let (whole, _) = dst.as_chunks_mut::<16>();
-        for (d, s) in whole.iter_mut().zip(src.as_chunks::<16>().0) {
-            *d = *s;
-        }
-        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<16>(), src.last_chunk::<16>()) {
-            *d = *s;
-        }
-    } else if n >= 8 {
-        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<8>(), src.first_chunk::<8>()) {
-            *d = *s;
-        }
-        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<8>(), src.last_chunk::<8>()) {
-            *d = *s;
-        }
-    } else {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = *s;
         }
     }
 }

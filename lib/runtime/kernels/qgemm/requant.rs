@@ -88,10 +88,34 @@ pub fn row(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8])
     // than the arithmetic.
     match out.first_chunk_mut::<NR>() {
         Some(whole) => *whole = q,
-        None => {
-            for (o, &v) in out.iter_mut().zip(&q) {
-                *o = v;
-            }
+        None => small_copy(out, &q),
+    }
+}
+
+/// `dst.copy_from_slice(src)` for short rows (a tile's last columns, im2col's runs),
+/// as fixed-size moves overlapping at the end rather than a libc call each.
+#[inline(always)]
+pub fn small_copy(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    if n >= 16 {
+        let (whole, _) = dst.as_chunks_mut::<16>();
+        for (d, s) in whole.iter_mut().zip(src.as_chunks::<16>().0) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<16>(), src.last_chunk::<16>()) {
+            *d = *s;
+        }
+    } else if n >= 8 {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<8>(), src.first_chunk::<8>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<8>(), src.last_chunk::<8>()) {
+            *d = *s;
+        }
+    } else {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
         }
     }
 }
