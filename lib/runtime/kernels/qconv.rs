@@ -714,8 +714,19 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
                 for (d, s) in chunks.iter_mut().zip(src.as_chunks::<64>().0).take(whole) {
                     even_bytes(isa, d, s);
                 }
-                for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
-                    *d = src[2 * i];
+                let n = inner.len();
+                let last = n.saturating_sub(32);
+                // The tail as one more chunk ending at the run's end, overlapping
+                // the previous, when the input row has the bytes.
+                match (inner[last..].first_chunk_mut::<32>(), src.get(2 * last..)) {
+                    (Some(d), Some(s)) if whole > 0 && s.len() >= 64 => {
+                        even_bytes(isa, d, s.first_chunk::<64>().unwrap_or(&[0; 64]));
+                    }
+                    _ => {
+                        for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
+                            *d = src[2 * i];
+                        }
+                    }
                 }
             }
             _ => {

@@ -215,3 +215,19 @@ fn large_accumulators_wrap_like_int32() {
     c.w_signed = false;
     check(&c, 400);
 }
+
+#[test]
+fn long_rows_take_the_chunked_copies() {
+    // Runs of 17 to 110 pixels: whole 32-byte chunks, overlapping tails, short copies.
+    for (width, stride, pad, seed) in [
+        (100, 2, 3, 500),
+        (221, 2, 1, 501),
+        (70, 1, 1, 502),
+        (40, 1, 0, 503),
+    ] {
+        let mut c = case(&[1, 3, 5, width], &[4, 3, 3, 7], 1);
+        c.stride = vec![1, stride];
+        c.padding = vec![1, pad];
+        check(&c, seed);
+    }
+}
