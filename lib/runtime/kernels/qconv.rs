@@ -296,6 +296,11 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         multipliers: &multipliers,
         out,
         isa,
+        padded: if w.taps.is_none() {
+            Padded::new(&s, &xb, x_zero as u8)
+        } else {
+            None
+        },
     };
     match &w.taps {
         Some(taps) => job.depthwise(taps, &mut y),
@@ -356,6 +361,48 @@ struct Job<'a> {
     multipliers: &'a [f32],
     out: Output,
     isa: Isa,
+    /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
+    padded: Option<Padded>,
+}
+
+/// The input with its padding written out, `height × width` per (batch, channel).
+/// With stride 1, output pixel (y, x) reads tap (i, j) at `(y + i·dh)·width + x +
+/// j·dw`: numbering pixels `y·width + x` (columns `x ≥ output width` computed and
+/// dropped), each tap's im2col row is one contiguous copy.
+struct Padded {
+    data: Vec<u8>,
+    height: usize,
+    width: usize,
+}
+
+impl Padded {
+    fn new(s: &Shape, x: &[u8], zero: u8) -> Option<Padded> {
+        if s.stride != [1, 1, 1] || s.input[0] != 1 || s.kernel[0] != 1 {
+            return None;
+        }
+        let [_, ih, iw] = s.input;
+        let height = s.output[1] + (s.kernel[1] - 1) * s.dilation[1];
+        let width = s.output[2] + (s.kernel[2] - 1) * s.dilation[2];
+        let planes = s.batch * s.c_in;
+        let mut data = vec![zero; planes.checked_mul(height)?.checked_mul(width)?];
+        for (plane, src) in data
+            .chunks_exact_mut(height * width)
+            .zip(x.chunks_exact(ih * iw))
+        {
+            for (y, row) in src.chunks_exact(iw).enumerate() {
+                let (py, px) = (y + s.pad_before[1], s.pad_before[2]);
+                if py < height && px < width {
+                    let n = iw.min(width - px);
+                    plane[py * width + px..][..n].copy_from_slice(&row[..n]);
+                }
+            }
+        }
+        Some(Padded {
+            data,
+            height,
+            width,
+        })
+    }
 }
 
 /// Where one kernel tap reads, relative to an output pixel's input origin: the input
@@ -384,9 +431,18 @@ impl Job<'_> {
     /// Grouped or dense convolution: each work item packs a block of panels of `NR`
     /// output pixels (im2col, padded positions holding the zero point) and multiplies
     /// every output channel of its group against them.
+    /// How many im2col columns there are: output pixels, or in the padded layout
+    /// every position of the padded rows up to the last output pixel.
+    fn columns(&self) -> usize {
+        match &self.padded {
+            Some(p) => (self.s.output[1] - 1) * p.width + self.s.output[2],
+            None => self.s.pixels(),
+        }
+    }
+
     fn gemm(&self, y: &mut [u8]) {
         let (s, w) = (self.s, self.w);
-        let panels = s.pixels().div_ceil(NR);
+        let panels = self.columns().div_ceil(NR);
         // Enough blocks for every thread, each at most 8 panels.
         let per_block = (panels / (4 * rayon::current_num_threads())).clamp(1, 8);
         let blocks = panels.div_ceil(per_block);
@@ -466,6 +522,22 @@ impl Job<'_> {
         let [_, oh, ow] = s.output;
         let [id, ih, iw] = s.input;
         let c_per_group = s.c_in / self.w.groups;
+        if let Some(padded) = &self.padded {
+            let plane = padded.height * padded.width;
+            let base = (b * s.c_in + g * c_per_group) * plane + first;
+            self.interleave(scratch, need_sums, |t, row| {
+                let Some(tap) = taps.get(t) else {
+                    return row.fill(0);
+                };
+                // tap.at holds the offsets minus the padding, which the layout includes.
+                let y = (tap.at[1] + s.pad_before[1] as isize) as usize;
+                let x = (tap.at[2] + s.pad_before[2] as isize) as usize;
+                let at = base + tap.channel * plane + y * padded.width + x;
+                row[..count].copy_from_slice(&padded.data[at..at + count]);
+                row[count..].fill(0);
+            });
+            return;
+        }
         let plane = id * ih * iw;
         let group = &self.x[(b * s.c_in + g * c_per_group) * plane..][..c_per_group * plane];
         let mut runs = Vec::new();
@@ -483,30 +555,43 @@ impl Job<'_> {
             });
             j += len;
         }
+        let zero = self.x_zero;
+        self.interleave(scratch, need_sums, |t, row| {
+            let Some(tap) = taps.get(t) else {
+                return row.fill(0);
+            };
+            let channel = &group[tap.channel * plane..][..plane];
+            for run in &runs {
+                let dst = &mut row[run.start..run.start + run.len];
+                let iz = (run.z * s.stride[0]) as isize + tap.at[0];
+                let iy = (run.y * s.stride[1]) as isize + tap.at[1];
+                if iz < 0 || iy < 0 || iz as usize >= id || iy as usize >= ih {
+                    dst.fill(zero);
+                    continue;
+                }
+                let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
+                fill_run(self.isa, dst, src, run.x, s.stride[2], tap, zero);
+            }
+            row[count..].fill(0);
+        });
+    }
+
+    /// Builds the panels four taps (one quad) at a time: `row(t, bytes)` writes tap
+    /// t's bytes for every column, then the four rows interleave into quads. With
+    /// `need_sums`, also each column's sum.
+    #[inline(always)]
+    fn interleave(
+        &self,
+        scratch: &mut Scratch,
+        need_sums: bool,
+        mut row: impl FnMut(usize, &mut [u8]),
+    ) {
         let width = scratch.width;
         let panels = width / NR;
         let kq = qgemm::quads(self.w.k);
-        let zero = self.x_zero;
         for q in 0..kq {
             for t in 0..4 {
-                let row = &mut scratch.rows[t * width..(t + 1) * width];
-                let Some(tap) = taps.get(q * 4 + t) else {
-                    row.fill(0);
-                    continue;
-                };
-                let channel = &group[tap.channel * plane..][..plane];
-                for run in &runs {
-                    let dst = &mut row[run.start..run.start + run.len];
-                    let iz = (run.z * s.stride[0]) as isize + tap.at[0];
-                    let iy = (run.y * s.stride[1]) as isize + tap.at[1];
-                    if iz < 0 || iy < 0 || iz as usize >= id || iy as usize >= ih {
-                        dst.fill(zero);
-                        continue;
-                    }
-                    let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
-                    fill_run(self.isa, dst, src, run.x, s.stride[2], tap, zero);
-                }
-                row[count..].fill(0);
+                row(q * 4 + t, &mut scratch.rows[t * width..(t + 1) * width]);
             }
             let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|t| &scratch.rows[t * width..(t + 1) * width]);
             for p in 0..panels {
@@ -587,6 +672,7 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
     let job = g.job;
     let (s, w) = (job.s, job.w);
     let pixels = s.pixels();
+    let columns = job.columns();
     let kq = qgemm::quads(w.k);
     let rows = qgemm::padded_rows(w.per_group);
     let stride = kq * 4;
@@ -594,7 +680,7 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
     let group = (item / g.blocks) % w.groups;
     let b = item / g.blocks / w.groups;
     let first = block * g.per_block * NR;
-    let count = (g.per_block * NR).min(pixels - first);
+    let count = (g.per_block * NR).min(columns - first);
     job.pack(b, group, first, count, &g.taps, scratch, g.need_sums);
     let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
     for row_block in 0..rows / MR {
@@ -618,7 +704,7 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
                     break;
                 }
                 let channel = group * w.per_group + m;
-                let at = (b * w.shape[0] + channel) * pixels + first + p * NR;
+                let plane = (b * w.shape[0] + channel) * pixels;
                 let terms = RowTerms {
                     offset: job.offsets[channel],
                     zero: w.zeros[channel],
@@ -629,9 +715,32 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
                     sum: sums.filter(|_| g.need_sums),
                     ..Default::default()
                 };
-                // SAFETY: (channel, these pixels) belong to this item alone.
-                let dest = unsafe { g.shared.slice(at, cols) };
-                requant::row(acc, terms, col, job.out, dest);
+                let column = first + p * NR;
+                match &job.padded {
+                    None => {
+                        // SAFETY: (channel, these pixels) belong to this item alone.
+                        let dest = unsafe { g.shared.slice(plane + column, cols) };
+                        requant::row(acc, terms, col, job.out, dest);
+                    }
+                    Some(padded) => {
+                        let mut q = [0u8; NR];
+                        requant::row(acc, terms, col, job.out, &mut q);
+                        // Each padded row's first `output width` columns are pixels.
+                        let (width, ow) = (padded.width, s.output[2]);
+                        let mut j = 0;
+                        while j < cols {
+                            let (y, x) = ((column + j) / width, (column + j) % width);
+                            let run = (width - x).min(cols - j);
+                            if x < ow {
+                                let n = (ow - x).min(run);
+                                // SAFETY: (channel, these pixels) belong to this item.
+                                let dest = unsafe { g.shared.slice(plane + y * ow + x, n) };
+                                requant::small_copy(dest, &q[j..j + n]);
+                            }
+                            j += run;
+                        }
+                    }
+                }
             }
         }
     }
