@@ -59,7 +59,26 @@ impl Output {
 /// instruction set's caller, where the fixed-length loops vectorize.
 #[inline(always)]
 pub fn row(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
-    // Absent terms read zeros, so one branch-free loop covers every case.
+    // Specialised on which correction terms are present: the products are the
+    // costliest lanes, and most rows have none.
+    let sums = r.zero != 0 && c.sum.is_some();
+    match (sums, c.offset.is_some() || c.zero.is_some()) {
+        (false, false) => row_with::<false, false>(acc, r, c, y, out),
+        (true, false) => row_with::<true, false>(acc, r, c, y, out),
+        (false, true) => row_with::<false, true>(acc, r, c, y, out),
+        (true, true) => row_with::<true, true>(acc, r, c, y, out),
+    }
+}
+
+#[inline(always)]
+fn row_with<const SUMS: bool, const COLUMNS: bool>(
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+    y: Output,
+    out: &mut [u8],
+) {
+    // Absent terms read zeros.
     const ZEROS: [i32; NR] = [0; NR];
     let offset = c.offset.unwrap_or(&ZEROS);
     let sum = c.sum.unwrap_or(&ZEROS);
@@ -75,11 +94,15 @@ pub fn row(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8])
     const MAGIC: f32 = 12_582_912.0;
     let mut q = [0u8; NR];
     for j in 0..NR {
-        let v = acc[j]
-            .wrapping_add(r.offset)
-            .wrapping_add(offset[j])
-            .wrapping_sub(r.zero.wrapping_mul(sum[j]))
-            .wrapping_sub(zero[j].wrapping_mul(r.sum));
+        let mut v = acc[j].wrapping_add(r.offset);
+        if SUMS {
+            v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+        }
+        if COLUMNS {
+            v = v
+                .wrapping_add(offset[j])
+                .wrapping_sub(zero[j].wrapping_mul(r.sum));
+        }
         let f = (v as f32 * m[j]).max(flo).min(fhi);
         let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
         q[j] = (rounded + zp).clamp(lo, hi) as u8;
