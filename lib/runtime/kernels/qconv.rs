@@ -444,17 +444,24 @@ impl Job<'_> {
         let (s, w) = (self.s, self.w);
         let panels = self.columns().div_ceil(NR);
         // Enough blocks for every thread, each at most 8 panels.
-        let per_block = (panels / (4 * rayon::current_num_threads())).clamp(1, 8);
+        let threads = rayon::current_num_threads();
+        let per_block = (panels / (4 * threads)).clamp(1, 8);
         let blocks = panels.div_ceil(per_block);
+        // Few pixels and many channels (late layers): split the channels too, each
+        // split packing the block again, so every thread has work.
+        let row_blocks = qgemm::padded_rows(w.per_group) / MR;
+        let units = s.batch * w.groups * blocks;
+        let splits = (4 * threads).div_ceil(units).clamp(1, row_blocks.max(1));
         let g = Gemm {
             job: self,
             taps: self.taps(),
             per_block,
             blocks,
+            splits,
             need_sums: w.zeros.iter().any(|&z| z != 0),
             shared: SharedOut::new(y),
         };
-        let items = s.batch * w.groups * blocks;
+        let items = units * splits;
         (0..items).into_par_iter().for_each(|item| {
             SCRATCH.with_borrow_mut(|scratch| {
                 scratch.fit(w.k, per_block);
@@ -647,6 +654,8 @@ struct Gemm<'a> {
     taps: Vec<Tap>,
     per_block: usize,
     blocks: usize,
+    /// How many parts the group's output channels are split into.
+    splits: usize,
     need_sums: bool,
     shared: SharedOut,
 }
@@ -676,14 +685,17 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
     let kq = qgemm::quads(w.k);
     let rows = qgemm::padded_rows(w.per_group);
     let stride = kq * 4;
+    let (split, item) = (item % g.splits, item / g.splits);
     let block = item % g.blocks;
     let group = (item / g.blocks) % w.groups;
     let b = item / g.blocks / w.groups;
+    let row_blocks = rows / MR;
+    let part = row_blocks.div_ceil(g.splits);
     let first = block * g.per_block * NR;
     let count = (g.per_block * NR).min(columns - first);
     job.pack(b, group, first, count, &g.taps, scratch, g.need_sums);
     let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
-    for row_block in 0..rows / MR {
+    for row_block in split * part..row_blocks.min((split + 1) * part) {
         for p in 0..count.div_ceil(NR) {
             let panel = &scratch.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
             let tile = &mut scratch.tile;
