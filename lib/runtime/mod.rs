@@ -1,6 +1,7 @@
 //! The CPU backend: a plan built once from a lowered function, run many times.
 
 mod fuse;
+mod fuse_elementwise;
 pub mod io;
 pub mod kernels;
 pub mod model;

@@ -15,6 +15,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fuse::{self, Operand};
+use super::fuse_elementwise;
 use super::kernels::{self, Call, Kernel, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
@@ -218,7 +219,9 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         bail!("{onnx} was not lowered, so it cannot run");
     }
     let fused = match name {
-        "torch.aten.quantize_per_tensor" => fuse::match_quantized(op),
+        "torch.aten.quantize_per_tensor" => {
+            fuse::match_quantized(op).or_else(|| fuse_elementwise::match_quantized(op))
+        }
         "torch.aten.dequantize.self" => fuse::match_dequantized(op),
         _ => None,
     };

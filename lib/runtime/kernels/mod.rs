@@ -70,6 +70,7 @@ mod pad;
 mod pool;
 mod promote;
 pub mod qlinear;
+pub mod qlinear_binary;
 mod quant;
 pub mod quantized_operands;
 mod reduce;

@@ -1,0 +1,194 @@
+//! Plan-time fusion of quantized element-wise add and multiply. QLinearAdd and
+//! QLinearMul (and QDQ `DequantizeLinear → Add/Mul → QuantizeLinear`, which ONNX Runtime
+//! rewrites into them) lower to `quantize_per_tensor(add.Tensor(dequantize(a),
+//! dequantize(b), 1))` or the same with `mul.Tensor`. ONNX Runtime does not compute that
+//! literally: it folds scales and zero points into float32 ratios and an offset, and
+//! near a rounding tie its result differs by one step, which the next layers of a deep
+//! network spread. Where the pattern appears, the plan runs `kernels::qlinear_binary`
+//! instead, and the float steps it replaces become dead.
+//!
+//! Anything else declines, and runs step by step: per-channel operands, operands or a
+//! result whose 8-bit types differ (ONNX Runtime fuses only one type), an `alpha`
+//! other than 1, and a float sum or product that something else reads too (ONNX
+//! Runtime keeps such a node unfused).
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Value as MlirValue, ValueLike};
+
+use super::fuse::{Fused, Operand};
+use super::kernels::qlinear_binary;
+use crate::dialect::types::TensorType;
+use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
+use crate::onnx::dtype::DType;
+
+/// An 8-bit operand: its integers, scale and zero point.
+struct Quantized<'c, 'a> {
+    int: MlirValue<'c, 'a>,
+    scale: MlirValue<'c, 'a>,
+    zero_point: MlirValue<'c, 'a>,
+}
+
+/// The storage type (U8 or I8) of a value typed as 8-bit integers or 8-bit quantized.
+fn storage_of(v: MlirValue) -> Option<DType> {
+    let ty = TensorType::parse(&v.r#type().to_string())?;
+    match ty.dtype? {
+        DType::U8 | DType::QUInt8 => Some(DType::U8),
+        DType::I8 | DType::QInt8 => Some(DType::I8),
+        _ => None,
+    }
+}
+
+/// `v = dequantize.self(q)` where `q` is a per-tensor quantized tensor: made from
+/// integers (`_make_per_tensor_quantized_tensor`, QOperator models) or quantized in
+/// the graph (`quantize_per_tensor`, QDQ models, where `q` holds the integers itself).
+fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
+    let dq = named(v, "torch.aten.dequantize.self")?;
+    let q = dq.operand(0).ok()?;
+    let make = defining(q)?;
+    let operand = |i| make.operand(i).ok();
+    match op_name(make).as_str() {
+        "torch.aten._make_per_tensor_quantized_tensor" => Some(Quantized {
+            int: operand(0)?,
+            scale: operand(1)?,
+            zero_point: operand(2)?,
+        }),
+        "torch.aten.quantize_per_tensor" => Some(Quantized {
+            int: q,
+            scale: operand(1)?,
+            zero_point: operand(2)?,
+        }),
+        _ => None,
+    }
+}
+
+/// How many operands of the ops after `op` in its block read `v`: the lowered function
+/// is one flat block, and a value is only read after its definition.
+fn uses_after(op: OperationRef, v: MlirValue) -> usize {
+    let mut count = 0;
+    let mut next = op.next_in_block();
+    while let Some(o) = next {
+        count += (0..o.operand_count())
+            .filter(|&i| o.operand(i).is_ok_and(|x| x == v))
+            .count();
+        next = o.next_in_block();
+    }
+    count
+}
+
+/// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`) of the sum or
+/// product of two dequantized 8-bit tensors.
+pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fused<'c, 'a>> {
+    let input = quantize.operand(0).ok()?;
+    let float_op = defining(input)?;
+    let kernel = match op_name(float_op).as_str() {
+        "torch.aten.add.Tensor" => {
+            let alpha = float_op.operand(2).ok()?;
+            let one = constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0);
+            one.then_some(qlinear_binary::qlinear_add as super::kernels::Kernel)?
+        }
+        "torch.aten.mul.Tensor" => qlinear_binary::qlinear_mul,
+        _ => return None,
+    };
+    let a = dequantized(float_op.operand(0).ok()?)?;
+    let b = dequantized(float_op.operand(1).ok()?)?;
+    let result = storage_of(quantize.result(0).ok()?.into())?;
+    if storage_of(a.int)? != result || storage_of(b.int)? != result {
+        return None;
+    }
+    if uses_after(float_op, input) != 1 {
+        return None;
+    }
+    Some(Fused {
+        kernel,
+        operands: vec![
+            Operand::Ir(a.int),
+            Operand::Ir(a.scale),
+            Operand::Ir(a.zero_point),
+            Operand::Ir(b.int),
+            Operand::Ir(b.scale),
+            Operand::Ir(b.zero_point),
+            Operand::Ir(quantize.operand(1).ok()?),
+            Operand::Ir(quantize.operand(2).ok()?),
+        ],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::context::new_context;
+    use crate::ir::parse::parse_module;
+    use crate::runtime::plan::Plan;
+    use crate::runtime::tensor::{Data, Tensor};
+
+    /// QLinearAdd as the lowering writes it, with `alpha` and an extra use of the float
+    /// sum substituted in.
+    fn qlinear_add(alpha: &str, extra_use: bool) -> String {
+        let ret = if extra_use {
+            "return %14, %9 : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],f32>"
+        } else {
+            "return %14 : !torch.vtensor<[2],ui8>"
+        };
+        let results = if extra_use {
+            "(!torch.vtensor<[2],ui8>, !torch.vtensor<[2],f32>)"
+        } else {
+            "!torch.vtensor<[2],ui8>"
+        };
+        format!(
+            r#"func.func @g(%arg0: !torch.vtensor<[2],ui8>, %arg1: !torch.vtensor<[2],ui8>) -> {results} {{
+  %0 = "torch.constant.float"() {{value = 0.09027937054634094 : f64}} : () -> !torch.float
+  %1 = "torch.constant.int"() {{value = 219 : i64}} : () -> !torch.int
+  %2 = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %0, %1) : (!torch.vtensor<[2],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[2],!torch.quint8>
+  %3 = "torch.aten.dequantize.self"(%2) : (!torch.vtensor<[2],!torch.quint8>) -> !torch.vtensor<[2],f32>
+  %4 = "torch.constant.float"() {{value = 0.08520194888114929 : f64}} : () -> !torch.float
+  %5 = "torch.constant.int"() {{value = 152 : i64}} : () -> !torch.int
+  %6 = "torch.aten._make_per_tensor_quantized_tensor"(%arg1, %4, %5) : (!torch.vtensor<[2],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[2],!torch.quint8>
+  %7 = "torch.aten.dequantize.self"(%6) : (!torch.vtensor<[2],!torch.quint8>) -> !torch.vtensor<[2],f32>
+  %8 = {alpha}
+  %9 = "torch.aten.add.Tensor"(%3, %7, %8) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int) -> !torch.vtensor<[2],f32>
+  %10 = "torch.constant.int"() {{value = 13 : i64}} : () -> !torch.int
+  %11 = "torch.constant.float"() {{value = 0.042278442531824112 : f64}} : () -> !torch.float
+  %12 = "torch.constant.int"() {{value = 126 : i64}} : () -> !torch.int
+  %13 = "torch.aten.quantize_per_tensor"(%9, %11, %12, %10) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.quint8>
+  %14 = "torch.aten.int_repr"(%13) : (!torch.vtensor<[2],!torch.quint8>) -> !torch.vtensor<[2],ui8>
+  {ret}
+}}"#
+        )
+    }
+
+    const ONE: &str = r#""torch.constant.int"() {value = 1 : i64} : () -> !torch.int"#;
+    const TWO: &str = r#""torch.constant.int"() {value = 2 : i64} : () -> !torch.int"#;
+
+    /// The plan's steps by op name, and its first output on a = [247, 0], b = [133, 0].
+    fn run(source: &str) -> (Vec<String>, Tensor) {
+        let context = new_context();
+        let module = parse_module(&context, source, "test").unwrap();
+        let plan = Plan::new(&module).unwrap();
+        let ops = plan.steps.iter().map(|s| s.op.clone()).collect();
+        let a = Tensor::new(vec![2], Data::U8(vec![247, 0])).unwrap();
+        let b = Tensor::new(vec![2], Data::U8(vec![133, 0])).unwrap();
+        let out = plan.run(vec![a, b]).unwrap();
+        (ops, out[0].clone())
+    }
+
+    #[test]
+    fn a_requantized_sum_of_dequantized_operands_runs_as_one_integer_step() {
+        let (ops, y) = run(&qlinear_add(ONE, false));
+        assert_eq!(
+            ops,
+            ["torch.aten.quantize_per_tensor", "torch.aten.int_repr"]
+        );
+        // ONNX Runtime's 148 at the near tie; dequantize-add-quantize gives 147.
+        assert_eq!(y.data, Data::U8(vec![148, 0]));
+    }
+
+    #[test]
+    fn other_alphas_and_shared_float_sums_are_not_fused() {
+        for source in [qlinear_add(TWO, false), qlinear_add(ONE, true)] {
+            let (ops, _) = run(&source);
+            assert!(ops.iter().any(|o| o == "torch.aten.add.Tensor"), "{ops:?}");
+        }
+        // The float path's result at the near tie.
+        let (_, y) = run(&qlinear_add(ONE, true));
+        assert_eq!(y.data, Data::U8(vec![147, 0]));
+    }
+}
