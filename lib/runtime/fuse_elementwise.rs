@@ -16,16 +16,18 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{Fused, Operand};
-use super::kernels::qlinear_binary;
+use super::kernels::{Kernel, qlinear_binary};
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
 use crate::onnx::dtype::DType;
 
-/// An 8-bit operand: its integers, scale and zero point.
+/// An 8-bit operand: its integers, scale and zero point, and whether ONNX Runtime
+/// would see it as a QuantizeLinear → DequantizeLinear pair of its own.
 struct Quantized<'c, 'a> {
     int: MlirValue<'c, 'a>,
     scale: MlirValue<'c, 'a>,
     zero_point: MlirValue<'c, 'a>,
+    qdq_pair: bool,
 }
 
 /// The storage type (U8 or I8) of a value typed as 8-bit integers or 8-bit quantized.
@@ -51,28 +53,32 @@ fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
             int: operand(0)?,
             scale: operand(1)?,
             zero_point: operand(2)?,
+            qdq_pair: false,
         }),
         "torch.aten.quantize_per_tensor" => Some(Quantized {
             int: q,
             scale: operand(1)?,
             zero_point: operand(2)?,
+            qdq_pair: users_after(make, q).len() == 1,
         }),
         _ => None,
     }
 }
 
-/// How many operands of the ops after `op` in its block read `v`: the lowered function
-/// is one flat block, and a value is only read after its definition.
-fn uses_after(op: OperationRef, v: MlirValue) -> usize {
-    let mut count = 0;
+/// The ops after `op` in its block that read `v`, once per operand: the lowered
+/// function is one flat block, and a value is only read after its definition.
+fn users_after<'c: 'a, 'a>(op: OperationRef<'c, 'a>, v: MlirValue) -> Vec<OperationRef<'c, 'a>> {
+    let mut users = Vec::new();
     let mut next = op.next_in_block();
     while let Some(o) = next {
-        count += (0..o.operand_count())
-            .filter(|&i| o.operand(i).is_ok_and(|x| x == v))
-            .count();
+        for i in 0..o.operand_count() {
+            if o.operand(i).is_ok_and(|x| x == v) {
+                users.push(o);
+            }
+        }
         next = o.next_in_block();
     }
-    count
+    users
 }
 
 /// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`) of the sum or
@@ -80,23 +86,45 @@ fn uses_after(op: OperationRef, v: MlirValue) -> usize {
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fused<'c, 'a>> {
     let input = quantize.operand(0).ok()?;
     let float_op = defining(input)?;
-    let kernel = match op_name(float_op).as_str() {
+    // (as computed, as computed in uint8)
+    let kernels: [Kernel; 2] = match op_name(float_op).as_str() {
         "torch.aten.add.Tensor" => {
             let alpha = float_op.operand(2).ok()?;
-            let one = constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0);
-            one.then_some(qlinear_binary::qlinear_add as super::kernels::Kernel)?
+            if constant_int(alpha) != Some(1) && constant_float(alpha) != Some(1.0) {
+                return None;
+            }
+            [
+                qlinear_binary::qlinear_add,
+                qlinear_binary::qlinear_add_as_uint8,
+            ]
         }
-        "torch.aten.mul.Tensor" => qlinear_binary::qlinear_mul,
+        "torch.aten.mul.Tensor" => [
+            qlinear_binary::qlinear_mul,
+            qlinear_binary::qlinear_mul_as_uint8,
+        ],
         _ => return None,
     };
     let a = dequantized(float_op.operand(0).ok()?)?;
     let b = dequantized(float_op.operand(1).ok()?)?;
-    let result = storage_of(quantize.result(0).ok()?.into())?;
-    if storage_of(a.int)? != result || storage_of(b.int)? != result {
+    let result: MlirValue = quantize.result(0).ok()?.into();
+    let storage = storage_of(result)?;
+    if storage_of(a.int)? != storage || storage_of(b.int)? != storage {
         return None;
     }
-    if uses_after(float_op, input) != 1 {
+    if users_after(float_op, input).len() != 1 {
         return None;
+    }
+    // ONNX Runtime on x86-64 runs every int8 QuantizeLinear → DequantizeLinear pair as
+    // uint8 (zero point + 128), and fuses only when all three are alike.
+    let mut kernel = kernels[0];
+    if storage == DType::I8 {
+        let users = users_after(quantize, result);
+        let output_pair = users.len() == 1 && op_name(users[0]) == "torch.aten.dequantize.self";
+        match (a.qdq_pair, b.qdq_pair, output_pair) {
+            (true, true, true) => kernel = kernels[1],
+            (false, false, false) => {}
+            _ => return None,
+        }
     }
     Some(Fused {
         kernel,
@@ -190,5 +218,66 @@ mod tests {
         // The float path's result at the near tie.
         let (_, y) = run(&qlinear_add(ONE, true));
         assert_eq!(y.data, Data::U8(vec![147, 0]));
+    }
+
+    /// An int8 QDQ add: Q → DQ on both float inputs, Add, then Q and, when `output_dq`,
+    /// DQ again (else the integers are the result).
+    fn qdq_int8_add(output_dq: bool) -> String {
+        let (tail, ty) = if output_dq {
+            (
+                r#"%16 = "torch.aten.dequantize.self"(%15) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>"#,
+                "f32",
+            )
+        } else {
+            (
+                r#"%16 = "torch.aten.int_repr"(%15) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],si8>"#,
+                "si8",
+            )
+        };
+        format!(
+            r#"func.func @g(%arg0: !torch.vtensor<[2],f32>, %arg1: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],{ty}> {{
+  %0 = "torch.constant.int"() {{value = 12 : i64}} : () -> !torch.int
+  %1 = "torch.constant.float"() {{value = 0.017672596126794815 : f64}} : () -> !torch.float
+  %2 = "torch.constant.int"() {{value = 31 : i64}} : () -> !torch.int
+  %3 = "torch.aten.quantize_per_tensor"(%arg0, %1, %2, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  %4 = "torch.aten.dequantize.self"(%3) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>
+  %5 = "torch.constant.float"() {{value = 0.052297420054674149 : f64}} : () -> !torch.float
+  %6 = "torch.constant.int"() {{value = 68 : i64}} : () -> !torch.int
+  %7 = "torch.aten.quantize_per_tensor"(%arg1, %5, %6, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  %8 = "torch.aten.dequantize.self"(%7) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>
+  %9 = "torch.constant.int"() {{value = 1 : i64}} : () -> !torch.int
+  %10 = "torch.aten.add.Tensor"(%4, %8, %9) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.int) -> !torch.vtensor<[2],f32>
+  %11 = "torch.constant.float"() {{value = 0.051893882453441620 : f64}} : () -> !torch.float
+  %12 = "torch.constant.int"() {{value = -1 : i64}} : () -> !torch.int
+  %15 = "torch.aten.quantize_per_tensor"(%10, %11, %12, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  {tail}
+  return %16 : !torch.vtensor<[2],{ty}>
+}}"#
+        )
+    }
+
+    #[test]
+    fn int8_qdq_pairs_are_computed_as_uint8_and_mixed_ones_are_not_fused() {
+        let context = new_context();
+        let run = |source: &str| {
+            let module = parse_module(&context, source, "test").unwrap();
+            let plan = Plan::new(&module).unwrap();
+            let ops: Vec<String> = plan.steps.iter().map(|s| s.op.clone()).collect();
+            // a = 11 and b = 108 once quantized.
+            let x = Tensor::new(vec![2], Data::F32(vec![-20.0 * 0.017672596; 2])).unwrap();
+            let y = Tensor::new(vec![2], Data::F32(vec![40.0 * 0.05229742; 2])).unwrap();
+            (ops, plan.run(vec![x, y]).unwrap().remove(0))
+        };
+        let (ops, out) = run(&qdq_int8_add(true));
+        assert!(!ops.iter().any(|o| o == "torch.aten.add.Tensor"), "{ops:?}");
+        // ONNX Runtime's 33 (as uint8, 161 - 128); int8 arithmetic would give 32.
+        let Data::F32(values) = &out.data else {
+            panic!("not f32")
+        };
+        assert_eq!(values[0], (34.0f32) * 0.051893882);
+        // The result's integers are the graph's output: ONNX Runtime keeps that
+        // QuantizeLinear int8 and the inputs' pairs uint8, and runs the float Add.
+        let (ops, _) = run(&qdq_int8_add(false));
+        assert!(ops.iter().any(|o| o == "torch.aten.add.Tensor"), "{ops:?}");
     }
 }

@@ -3,25 +3,32 @@
 
     qoperator.py --qlower PATH [--seed S] [--per-op N] [--resnet]
 
-Two families:
+Three families:
 
 - ops: one model per com.microsoft op (QLinearAdd, QLinearMul, QLinearSigmoid,
   QLinearLeakyRelu, QLinearSoftmax, QLinearGlobalAveragePool, QLinearAveragePool,
   QLinearConcat, QGemm, DynamicQuantizeMatMul, MatMulIntegerToFloat) with random shapes,
   scales, zero points and attributes, written with `onnx.helper`;
+- all pairs: QLinearAdd and QLinearMul on every pair of 8-bit values (65,536 elements,
+  broadcast or not), with scales that put many results within float32 rounding of a
+  rounding tie;
 - quantized: small float CNN and MLP models quantized by ONNX Runtime's
   `quantize_static(..., quant_format=QuantFormat.QOperator)`, calibrated on random data;
   with --resnet also the ResNet-18-shaped model of `make_resnet18.py` (224x224, 1000
-  classes; see RESNET_SHARE for its allowance).
+  classes).
 
 Each model is run by ONNX Runtime and by `qlower run`, and every output compared:
 
-- quantized (8-bit) outputs: at most 1 apart, on at most 0.1 % of the elements. Why an
-  allowance at all: ONNX Runtime computes these ops with its own integer or table-driven
-  kernels (e.g. QLinearAdd in fixed point, QLinearSigmoid/LeakyRelu by a 256-entry lookup
-  table, QLinearSoftmax with a table of exponentials), while qlower computes the float op
-  on dequantized values and rounds once; a value within float rounding of a .5 tie may
-  round the other way. Never more than one step;
+- quantized (8-bit) outputs: at most 1 apart, on at most 0.1 % of the elements (the
+  issue's contract for QOperator models). qlower computes QLinearConv, QLinearMatMul,
+  QLinearAdd and QLinearMul with ONNX Runtime's own integer and float32 arithmetic (see
+  `lib/runtime/kernels/qlinear.rs` and `qlinear_binary.rs`), so those agree exactly,
+  and the all-pairs family demands that: no element may differ. The other ops compute
+  the float op on dequantized values and round once; ONNX Runtime evaluates some of them
+  differently (QLinearSigmoid/LeakyRelu through a 256-entry table filled by its own
+  float kernels, QLinearSoftmax with a table of exponentials), which could put a value
+  within float rounding of a .5 tie on the other side. None was seen in these tests,
+  nor on the ResNet-18 model, whose every element agrees today;
 - float outputs: |qlower - ort| <= 1e-4 * |ort| + 1e-5 * max(1, max |ort|): ONNX Runtime
   accumulates in int32 and scales once, qlower multiplies dequantized floats.
 
@@ -250,6 +257,37 @@ def gen_matmul_integer_to_float(rng, _op):
     return m, {"A": rand_q(rng, a_dt, [m_, k])}
 
 
+def gen_all_pairs(rng, op, broadcast):
+    """`op` on every pair of 8-bit values: A [256, 1] and B [1, 256] when `broadcast`
+    (A is then ONNX Runtime's per-span scalar), else two flat [1, 65536] vectors. The
+    scales make many exact results land near a .5 tie: random for QLinearAdd (whose
+    offset mixes three scales and zero points), and for QLinearMul products of round
+    decimals whose ratio a_scale*b_scale/c_scale is a small fraction in exact arithmetic
+    but not in float32."""
+    dt = qdtype(rng)
+    values = np.arange(*((0, 256) if dt == TensorProto.UINT8 else (-128, 128)))
+    values = values.astype(NP[dt])
+    if broadcast:
+        a, b = values.reshape(256, 1), values.reshape(1, 256)
+    else:
+        a, b = np.repeat(values, 256).reshape(1, -1), np.tile(values, 256).reshape(1, -1)
+    if op == "QLinearMul":
+        a_scale = float(rng.choice([0.1, 0.3, 0.7, 0.03, 0.011, 0.013, 0.017]))
+        b_scale = float(rng.choice([0.1, 0.3, 0.7, 0.03, 0.019, 0.023]))
+        c_scale = a_scale * b_scale * float(rng.choice([2, 4, 8, 2 / 3, 2 / 5, 2 / 7, 100]))
+        scales = [a_scale, b_scale, c_scale]
+    else:
+        scales = [float(rng.uniform(0.005, 0.1)) for _ in range(3)]
+    inits = []
+    for prefix, scale in zip("abc", scales):
+        inits += params(rng, prefix, dt, scale)
+    node = helper.make_node(op, ["A", "a_scale", "a_zero_point", "B", "b_scale", "b_zero_point",
+                                 "c_scale", "c_zero_point"], ["C"], domain=MS)
+    m = model_of([node], [qinfo("A", dt, list(a.shape)), qinfo("B", dt, list(b.shape))],
+                 [qinfo("C", dt, None)], inits)
+    return m, {"A": a, "B": b}
+
+
 OPS = {
     "QLinearAdd": gen_binary, "QLinearMul": gen_binary, "QLinearSigmoid": gen_unary,
     "QLinearLeakyRelu": gen_unary, "QLinearSoftmax": gen_unary,
@@ -276,14 +314,6 @@ def compare(name, got, want, share=0.001):
     if bad.any():
         return f"{name}: {int(bad.sum())} elements differ, max {float(np.abs(got - want).max())}"
     return None
-
-
-# The ResNet-18 logits may be one step apart anywhere. Every layer is computed exactly
-# as ONNX Runtime does except the residual QLinearAdd, whose kernel rounds a few
-# near-tie sums (about 1 in 70,000, see the ops/QLinearAdd family) the other way; eight
-# residual adds and twenty convolutions spread such a step to about a fifth of the 1000
-# logits, but never to two steps.
-RESNET_SHARE = 1.0
 
 
 def to_quantized(value, params):
@@ -315,7 +345,7 @@ def check(qlower, work, label, model, feeds, quantized_outputs=None):
         if quantized_outputs and name in quantized_outputs:
             got = to_quantized(got, quantized_outputs[name])
             value = to_quantized(value, quantized_outputs[name])
-        why = compare(name, got, value, RESNET_SHARE if label == "resnet18" else 0.001)
+        why = compare(name, got, value, 0.0 if label.startswith("all_pairs") else 0.001)
         if why:
             return why
         if label == "resnet18":
@@ -355,6 +385,16 @@ def main():
         counts[family] = (ok + (why is None), bad + (why is not None))
         if why:
             failures.append(f"{label}: {why}")
+    for op in ("QLinearAdd", "QLinearMul"):
+        for broadcast in (True, False):
+            label = f"all_pairs_{op}_{'broadcast' if broadcast else 'flat'}"
+            model, feeds = gen_all_pairs(rng, op, broadcast)
+            why = check(args.qlower, work, label, model, feeds)
+            family = f"all pairs/{op}"
+            ok, bad = counts.get(family, (0, 0))
+            counts[family] = (ok + (why is None), bad + (why is not None))
+            if why:
+                failures.append(f"{label}: {why}")
     for family, (ok, bad) in sorted(counts.items()):
         print(f"{family}: {ok} passed, {bad} failed")
     for f in failures:

@@ -32,12 +32,25 @@ enum Op {
 /// Operands: a, a_scale, a_zero_point, b, b_scale, b_zero_point, c_scale,
 /// c_zero_point; a and b hold 8-bit integers of the result's storage type.
 pub fn qlinear_add(c: &Call) -> Result<Vec<Value>> {
-    run(c, Op::Add)
+    run(c, Op::Add, false)
 }
 
 /// Operands as for `qlinear_add`.
 pub fn qlinear_mul(c: &Call) -> Result<Vec<Value>> {
-    run(c, Op::Mul)
+    run(c, Op::Mul, false)
+}
+
+/// `qlinear_add` of int8 operands computed as uint8: every integer and zero point
+/// shifted up by 128, and the result back down. On x86-64 ONNX Runtime turns each int8
+/// QuantizeLinear → DequantizeLinear pair of a QDQ model into a uint8 one this way
+/// before fusing, which changes how the float offset rounds.
+pub fn qlinear_add_as_uint8(c: &Call) -> Result<Vec<Value>> {
+    run(c, Op::Add, true)
+}
+
+/// `qlinear_mul` computed as uint8, as `qlinear_add_as_uint8`.
+pub fn qlinear_mul_as_uint8(c: &Call) -> Result<Vec<Value>> {
+    run(c, Op::Mul, true)
 }
 
 /// A per-tensor scale: a float, or a tensor of one element.
@@ -186,7 +199,7 @@ impl Arith {
     }
 }
 
-fn run(c: &Call, op: Op) -> Result<Vec<Value>> {
+fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
     let ResultType::Tensor(ty) = c.result(0)? else {
         bail!("the quantized result must be a tensor");
     };
@@ -199,6 +212,9 @@ fn run(c: &Call, op: Op) -> Result<Vec<Value>> {
     let (b, b_type, b_shape) = integers(c.arg(3)?, "b")?;
     if a_type != storage || b_type != storage {
         bail!("operands of {a_type} and {b_type} for a result stored as {storage}");
+    }
+    if as_uint8 && storage != DType::I8 {
+        bail!("only int8 operands are computed as uint8");
     }
     let (lo64, hi64) = (lo as i64, hi as i64);
     let scales = [
@@ -213,8 +229,22 @@ fn run(c: &Call, op: Op) -> Result<Vec<Value>> {
     ];
     let shape = broadcast_shapes(a_shape, b_shape)?;
     result_count(&shape)?;
-    let arith = Arith::new(op, !a_is_span_scalar(a_shape, b_shape), scales, zero_points);
-    let saturate = |x: i32| x.clamp(lo, hi);
+    let shift = if as_uint8 { 128 } else { 0 };
+    let (a, b) = if as_uint8 {
+        (
+            a.iter().map(|&x| x + shift).collect(),
+            b.iter().map(|&x| x + shift).collect(),
+        )
+    } else {
+        (a, b)
+    };
+    let arith = Arith::new(
+        op,
+        !a_is_span_scalar(a_shape, b_shape),
+        scales,
+        zero_points.map(|z| z + shift),
+    );
+    let saturate = |x: i32| x.clamp(lo + shift, hi + shift) - shift;
     let values: Vec<i32> = match (
         broadcast_map(a_shape, &shape)?,
         broadcast_map(b_shape, &shape)?,
@@ -252,6 +282,7 @@ fn run(c: &Call, op: Op) -> Result<Vec<Value>> {
 mod tests {
     use super::*;
     use crate::dialect::types::TensorType;
+    use crate::runtime::kernels::Kernel;
 
     fn tensor(shape: Vec<usize>, data: Data) -> Value {
         Value::tensor(Tensor::new(shape, data).unwrap())
@@ -329,6 +360,8 @@ mod tests {
     /// fused multiply-add in the offset, 129, 148, 162 and 152.
     /// Scales, zero points, a, b and ONNX Runtime's result.
     type Case = ([f32; 3], [i64; 3], u8, u8, u8);
+    /// As `Case` for int8, with the result of the plain int8 arithmetic last.
+    type Case8 = ([f32; 3], [i64; 3], i8, i8, i8, i8);
 
     const NEAR_TIES: [Case; 4] = [
         (
@@ -451,6 +484,50 @@ mod tests {
         let ty = declared(DType::QInt8, &[3]);
         let y = call(qlinear_mul, a, b, [1.0, 0.5, 1.0], [0; 3], &ty).unwrap();
         assert_eq!(y.data, Data::I8(vec![0, 2, 2]));
+    }
+
+    #[test]
+    fn int8_computed_as_uint8_agrees_with_onnx_runtime_on_qdq_pairs() {
+        // ONNX Runtime's results for int8 QDQ Mul and Add (its pairs turned uint8);
+        // the int8 arithmetic is one step off on each.
+        let ty = declared(DType::QInt8, &[2]);
+        // (as uint8, as int8, case)
+        let cases: [(Kernel, Kernel, Case8); 3] = [
+            (
+                qlinear_mul_as_uint8,
+                qlinear_mul,
+                ([0.03, 0.3, 0.018], [55, 90, 93], -128, 91, 2, 1),
+            ),
+            (
+                qlinear_mul_as_uint8,
+                qlinear_mul,
+                ([0.3, 0.019, 0.00228], [-30, -59, -55], -77, -60, 62, 63),
+            ),
+            (
+                qlinear_add_as_uint8,
+                qlinear_add,
+                (
+                    [0.017672596, 0.05229742, 0.051893882],
+                    [31, 68, -1],
+                    11,
+                    108,
+                    33,
+                    32,
+                ),
+            ),
+        ];
+        for (kernel, plain, (s, z, a, b, want, as_int8)) in cases {
+            let a = tensor(vec![2], Data::I8(vec![a, a]));
+            let b = tensor(vec![2], Data::I8(vec![b, b]));
+            let s = s.map(|x| x as f64);
+            let y = call(kernel, a.clone(), b.clone(), s, z, &ty).unwrap();
+            assert_eq!(y.data, Data::I8(vec![want, want]), "{s:?} {z:?}");
+            let y = call(plain, a, b, s, z, &ty).unwrap();
+            assert_eq!(y.data, Data::I8(vec![as_int8, as_int8]), "{s:?} {z:?}");
+        }
+        let u = tensor(vec![1], Data::U8(vec![1]));
+        let ty = declared(DType::QUInt8, &[1]);
+        assert!(call(qlinear_add_as_uint8, u.clone(), u, [1.0; 3], [0; 3], &ty).is_err());
     }
 
     #[test]
