@@ -10,8 +10,9 @@ Three families:
   QLinearConcat, QGemm, DynamicQuantizeMatMul, MatMulIntegerToFloat) with random shapes,
   scales, zero points and attributes, written with `onnx.helper`;
 - all pairs: QLinearAdd and QLinearMul on every pair of 8-bit values (65,536 elements,
-  broadcast or not), with scales that put many results within float32 rounding of a
-  rounding tie;
+  broadcast or not), and the QDQ form Q/DQ -> Add/Mul -> Q/DQ, which ONNX Runtime fuses
+  into them, with scales that put many results within float32 rounding of a rounding
+  tie;
 - quantized: small float CNN and MLP models quantized by ONNX Runtime's
   `quantize_static(..., quant_format=QuantFormat.QOperator)`, calibrated on random data;
   with --resnet also the ResNet-18-shaped model of `make_resnet18.py` (224x224, 1000
@@ -288,6 +289,39 @@ def gen_all_pairs(rng, op, broadcast):
     return m, {"A": a, "B": b}
 
 
+def gen_qdq_all_pairs(rng, op, dt):
+    """The QDQ form of `gen_all_pairs` (flat): float inputs that QuantizeLinear maps to
+    every pair of 8-bit values, each through its own QuantizeLinear -> DequantizeLinear
+    pair, `op` (Add or Mul), then QuantizeLinear -> DequantizeLinear. ONNX Runtime fuses
+    it into QLinearAdd/QLinearMul, after turning int8 pairs into uint8 ones on x86-64."""
+    lo, hi = (0, 255) if dt == TensorProto.UINT8 else (-128, 127)
+    if op == "Mul":
+        scales = [float(rng.choice([0.1, 0.3, 0.7, 0.03])), float(rng.choice([0.1, 0.3, 0.019]))]
+        scales.append(scales[0] * scales[1] * float(rng.choice([2, 4, 2 / 3, 2 / 5])))
+    else:
+        scales = [float(rng.uniform(0.005, 0.1)) for _ in range(3)]
+    zero_points = [int(rng.integers(lo + 30, hi - 30)) for _ in range(3)]
+    inits = []
+    for prefix, scale, zp in zip("abc", scales, zero_points):
+        inits += [numpy_helper.from_array(np.array(scale, np.float32), f"{prefix}_scale"),
+                  numpy_helper.from_array(np.array(zp, NP[dt]), f"{prefix}_zero_point")]
+    n = helper.make_node
+    nodes = []
+    for x, p in (("A", "a"), ("B", "b")):
+        nodes += [n("QuantizeLinear", [x, f"{p}_scale", f"{p}_zero_point"], [f"{x}_q"]),
+                  n("DequantizeLinear", [f"{x}_q", f"{p}_scale", f"{p}_zero_point"], [f"{x}_dq"])]
+    nodes += [n(op, ["A_dq", "B_dq"], ["C_float"]),
+              n("QuantizeLinear", ["C_float", "c_scale", "c_zero_point"], ["C_q"]),
+              n("DequantizeLinear", ["C_q", "c_scale", "c_zero_point"], ["C"])]
+    f = TensorProto.FLOAT
+    m = model_of(nodes, [qinfo("A", f, [1, 65536]), qinfo("B", f, [1, 65536])],
+                 [qinfo("C", f, [1, 65536])], inits)
+    values = np.arange(lo, hi + 1)
+    a = (np.repeat(values, 256) - zero_points[0]).astype(np.float32) * np.float32(scales[0])
+    b = (np.tile(values, 256) - zero_points[1]).astype(np.float32) * np.float32(scales[1])
+    return m, {"A": a.reshape(1, -1), "B": b.reshape(1, -1)}
+
+
 OPS = {
     "QLinearAdd": gen_binary, "QLinearMul": gen_binary, "QLinearSigmoid": gen_unary,
     "QLinearLeakyRelu": gen_unary, "QLinearSoftmax": gen_unary,
@@ -391,6 +425,17 @@ def main():
             model, feeds = gen_all_pairs(rng, op, broadcast)
             why = check(args.qlower, work, label, model, feeds)
             family = f"all pairs/{op}"
+            ok, bad = counts.get(family, (0, 0))
+            counts[family] = (ok + (why is None), bad + (why is not None))
+            if why:
+                failures.append(f"{label}: {why}")
+    for op in ("Add", "Mul"):
+        for dt in (TensorProto.UINT8, TensorProto.INT8):
+            label = f"all_pairs_qdq_{op}_{'uint8' if dt == TensorProto.UINT8 else 'int8'}"
+            model, feeds = gen_qdq_all_pairs(rng, op, dt)
+            why = check(args.qlower, work, label, model, feeds,
+                        qoperator_models.dequantize_params(model))
+            family = f"all pairs/QDQ {op}"
             ok, bad = counts.get(family, (0, 0))
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:
