@@ -59,7 +59,8 @@ fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
             int: q,
             scale: operand(1)?,
             zero_point: operand(2)?,
-            qdq_pair: users_after(make, q).len() == 1,
+            // Only int8 pairs matter (see `match_quantized`); the scan is linear.
+            qdq_pair: storage_of(q) == Some(DType::I8) && users_after(make, q).len() == 1,
         }),
         _ => None,
     }

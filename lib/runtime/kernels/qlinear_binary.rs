@@ -14,6 +14,10 @@
 //!
 //! A float that is not a 32-bit integer converts to `i32::MIN`, as the x86 conversion
 //! does, and so saturates to the low end.
+//!
+//! This is ONNX Runtime's behaviour on x86-64 CPUs with AVX2 and FMA (its Add kernel for
+//! them). Elsewhere it differs: without FMA its Add rounds each product, and on ARM it
+//! adds in fixed point; results then may differ from these by one step near ties.
 
 use anyhow::{Result, bail};
 
