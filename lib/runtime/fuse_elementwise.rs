@@ -23,10 +23,10 @@ use crate::onnx::dtype::DType;
 
 /// An 8-bit operand: its integers, scale and zero point, and whether ONNX Runtime
 /// would see it as a QuantizeLinear → DequantizeLinear pair of its own.
-struct Quantized<'c, 'a> {
-    int: MlirValue<'c, 'a>,
-    scale: MlirValue<'c, 'a>,
-    zero_point: MlirValue<'c, 'a>,
+pub(super) struct Quantized<'c, 'a> {
+    pub int: MlirValue<'c, 'a>,
+    pub scale: MlirValue<'c, 'a>,
+    pub zero_point: MlirValue<'c, 'a>,
     qdq_pair: bool,
 }
 
@@ -43,7 +43,7 @@ fn storage_of(v: MlirValue) -> Option<DType> {
 /// `v = dequantize.self(q)` where `q` is a per-tensor quantized tensor: made from
 /// integers (`_make_per_tensor_quantized_tensor`, QOperator models) or quantized in
 /// the graph (`quantize_per_tensor`, QDQ models, where `q` holds the integers itself).
-fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
+pub(super) fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
     let dq = named(v, "torch.aten.dequantize.self")?;
     let q = dq.operand(0).ok()?;
     let make = defining(q)?;

@@ -15,10 +15,10 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fuse::{self, Operand};
-use super::fuse_elementwise;
 use super::kernels::{self, Call, Kernel, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
+use super::{fuse_elementwise, fuse_pool};
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
 
@@ -219,9 +219,9 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         bail!("{onnx} was not lowered, so it cannot run");
     }
     let fused = match name {
-        "torch.aten.quantize_per_tensor" => {
-            fuse::match_quantized(op).or_else(|| fuse_elementwise::match_quantized(op))
-        }
+        "torch.aten.quantize_per_tensor" => fuse::match_quantized(op)
+            .or_else(|| fuse_elementwise::match_quantized(op))
+            .or_else(|| fuse_pool::match_quantized(op)),
         "torch.aten.dequantize.self" => fuse::match_dequantized(op),
         _ => None,
     };

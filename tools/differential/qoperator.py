@@ -3,7 +3,7 @@
 
     qoperator.py --qlower PATH [--seed S] [--per-op N] [--resnet]
 
-Three families:
+Four families:
 
 - ops: one model per com.microsoft op (QLinearAdd, QLinearMul, QLinearSigmoid,
   QLinearLeakyRelu, QLinearSoftmax, QLinearGlobalAveragePool, QLinearAveragePool,
@@ -13,6 +13,9 @@ Three families:
   broadcast or not), and the QDQ form Q/DQ -> Add/Mul -> Q/DQ, which ONNX Runtime fuses
   into them, with scales that put many results within float32 rounding of a rounding
   tie;
+- same parameters: QLinearAveragePool and QLinearGlobalAveragePool whose output scale and
+  zero point equal the input's, as quantizers write them, which puts many averages on
+  an exact .5;
 - quantized: small float CNN and MLP models quantized by ONNX Runtime's
   `quantize_static(..., quant_format=QuantFormat.QOperator)`, calibrated on random data;
   with --resnet also the ResNet-18-shaped model of `make_resnet18.py` (224x224, 1000
@@ -22,14 +25,14 @@ Each model is run by ONNX Runtime and by `qlower run`, and every output compared
 
 - quantized (8-bit) outputs: at most 1 apart, on at most 0.1 % of the elements (the
   issue's contract for QOperator models). qlower computes QLinearConv, QLinearMatMul,
-  QLinearAdd and QLinearMul with ONNX Runtime's own integer and float32 arithmetic (see
-  `lib/runtime/kernels/qlinear.rs` and `qlinear_binary.rs`), so those agree exactly,
-  and the all-pairs family demands that: no element may differ. The other ops compute
-  the float op on dequantized values and round once; ONNX Runtime evaluates some of them
-  differently (QLinearSigmoid/LeakyRelu through a 256-entry table filled by its own
-  float kernels, QLinearSoftmax with a table of exponentials), which could put a value
-  within float rounding of a .5 tie on the other side. None was seen in these tests,
-  nor on the ResNet-18 model, whose every element agrees today;
+  QLinearAdd, QLinearMul and the average pools with ONNX Runtime's own integer and
+  float32 arithmetic (see `lib/runtime/kernels/qlinear*.rs`), so those agree exactly,
+  and the all-pairs and same-parameters families demand that: no element may differ.
+  The other ops compute the float op on dequantized values and round once; ONNX Runtime
+  evaluates some of them differently (QLinearSigmoid/LeakyRelu through a 256-entry
+  table filled by its own float kernels, QLinearSoftmax with a table of exponentials),
+  which could put a value within float rounding of a .5 tie on the other side. None
+  was seen in these tests, nor on the ResNet-18 model, whose every element agrees;
 - float outputs: |qlower - ort| <= 1e-4 * |ort| + 1e-5 * max(1, max |ort|): ONNX Runtime
   accumulates in int32 and scales once, qlower multiplies dequantized floats.
 
@@ -322,6 +325,19 @@ def gen_qdq_all_pairs(rng, op, dt):
     return m, {"A": a.reshape(1, -1), "B": b.reshape(1, -1)}
 
 
+def gen_pool_same_params(rng, op):
+    """`gen_average_pool` or `gen_global_pool` with the output's scale and zero point
+    equal to the input's, as quantizers write them for pools: many averages then end
+    in exactly .5, where ONNX Runtime's rounding (after adding the zero point for
+    QLinearAveragePool, on integer sums for QLinearGlobalAveragePool) shows."""
+    model, feeds = (gen_average_pool if op == "QLinearAveragePool" else gen_global_pool)(rng, op)
+    inits = {i.name: i for i in model.graph.initializer}
+    for name in ("scale", "zero_point"):
+        inits[f"y_{name}"].CopyFrom(numpy_helper.from_array(
+            numpy_helper.to_array(inits[f"x_{name}"]), f"y_{name}"))
+    return model, feeds
+
+
 OPS = {
     "QLinearAdd": gen_binary, "QLinearMul": gen_binary, "QLinearSigmoid": gen_unary,
     "QLinearLeakyRelu": gen_unary, "QLinearSoftmax": gen_unary,
@@ -379,7 +395,8 @@ def check(qlower, work, label, model, feeds, quantized_outputs=None):
         if quantized_outputs and name in quantized_outputs:
             got = to_quantized(got, quantized_outputs[name])
             value = to_quantized(value, quantized_outputs[name])
-        why = compare(name, got, value, 0.0 if label.startswith("all_pairs") else 0.001)
+        exact = label.startswith(("all_pairs", "exact"))
+        why = compare(name, got, value, 0.0 if exact else 0.001)
         if why:
             return why
         if label == "resnet18":
@@ -436,6 +453,16 @@ def main():
             why = check(args.qlower, work, label, model, feeds,
                         qoperator_models.dequantize_params(model))
             family = f"all pairs/QDQ {op}"
+            ok, bad = counts.get(family, (0, 0))
+            counts[family] = (ok + (why is None), bad + (why is not None))
+            if why:
+                failures.append(f"{label}: {why}")
+    for op in ("QLinearAveragePool", "QLinearGlobalAveragePool"):
+        for i in range(args.per_op):
+            label = f"exact_{op}_{i}"
+            model, feeds = gen_pool_same_params(rng, op)
+            why = check(args.qlower, work, label, model, feeds)
+            family = f"same parameters/{op}"
             ok, bad = counts.get(family, (0, 0))
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:

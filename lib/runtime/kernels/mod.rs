@@ -71,6 +71,7 @@ mod pool;
 mod promote;
 pub mod qlinear;
 pub mod qlinear_binary;
+pub mod qlinear_pool;
 mod quant;
 pub mod quantized_operands;
 mod reduce;
