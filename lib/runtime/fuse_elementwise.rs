@@ -16,7 +16,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{Fused, Operand};
-use super::kernels::{Kernel, qlinear_binary};
+use super::kernels::{Kernel, qlinear_binary, qlinear_softmax};
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
 use crate::onnx::dtype::DType;
@@ -87,6 +87,9 @@ fn users_after<'c: 'a, 'a>(op: OperationRef<'c, 'a>, v: MlirValue) -> Vec<Operat
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fused<'c, 'a>> {
     let input = quantize.operand(0).ok()?;
     let float_op = defining(input)?;
+    if op_name(float_op) == "torch.aten.softmax.int" {
+        return softmax(quantize, float_op);
+    }
     // (as computed, as computed in uint8)
     let kernels: [Kernel; 2] = match op_name(float_op).as_str() {
         "torch.aten.add.Tensor" => {
@@ -138,6 +141,54 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
             Operand::Ir(b.zero_point),
             Operand::Ir(quantize.operand(1).ok()?),
             Operand::Ir(quantize.operand(2).ok()?),
+        ],
+    })
+}
+
+/// Whether ONNX Runtime on x86-64 computes this int8 result as uint8: it turns every
+/// int8 QuantizeLinear → DequantizeLinear pair into a uint8 one, and fuses only when
+/// the operands' pairs and the result's are alike. `None` when they are not (no
+/// fusion); always `Some(false)` for uint8.
+fn as_uint8(quantize: OperationRef, operands: &[&Quantized]) -> Option<bool> {
+    let result: MlirValue = quantize.result(0).ok()?.into();
+    if storage_of(result)? != DType::I8 {
+        return Some(false);
+    }
+    let users = users_after(quantize, result);
+    let output_pair = users.len() == 1 && op_name(users[0]) == "torch.aten.dequantize.self";
+    operands
+        .iter()
+        .all(|o| o.qdq_pair == output_pair)
+        .then_some(output_pair)
+}
+
+/// `quantize(softmax.int(dequantize(x), dim, none))`: ONNX Runtime's QLinearSoftmax.
+fn softmax<'c: 'a, 'a>(
+    quantize: OperationRef<'c, 'a>,
+    softmax: OperationRef<'c, 'a>,
+) -> Option<Fused<'c, 'a>> {
+    let x = dequantized(softmax.operand(0).ok()?)?;
+    let result: MlirValue = quantize.result(0).ok()?.into();
+    let none = softmax.operand(2).ok()?.r#type().to_string() == "!torch.none";
+    let float: MlirValue = softmax.result(0).ok()?.into();
+    if !none || storage_of(x.int)? != storage_of(result)? || users_after(softmax, float).len() != 1
+    {
+        return None;
+    }
+    let kernel: Kernel = if as_uint8(quantize, &[&x])? {
+        qlinear_softmax::softmax_as_uint8
+    } else {
+        qlinear_softmax::softmax
+    };
+    Some(Fused {
+        kernel,
+        operands: vec![
+            Operand::Ir(x.int),
+            Operand::Ir(x.scale),
+            Operand::Ir(softmax.operand(1).ok()?),
+            Operand::Ir(quantize.operand(1).ok()?),
+            Operand::Ir(quantize.operand(2).ok()?),
+            Operand::Ir(quantize.operand(3).ok()?),
         ],
     })
 }

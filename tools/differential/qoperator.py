@@ -3,7 +3,7 @@
 
     qoperator.py --qlower PATH [--seed S] [--per-op N] [--resnet]
 
-Four families:
+Five families:
 
 - ops: one model per com.microsoft op (QLinearAdd, QLinearMul, QLinearSigmoid,
   QLinearLeakyRelu, QLinearSoftmax, QLinearGlobalAveragePool, QLinearAveragePool,
@@ -13,9 +13,10 @@ Four families:
   broadcast or not), and the QDQ form Q/DQ -> Add/Mul -> Q/DQ, which ONNX Runtime fuses
   into them, with scales that put many results within float32 rounding of a rounding
   tie;
-- same parameters: QLinearAveragePool and QLinearGlobalAveragePool whose output scale and
-  zero point equal the input's, as quantizers write them, which puts many averages on
-  an exact .5;
+- exact: QLinearAveragePool and QLinearGlobalAveragePool whose output scale and zero
+  point equal the input's, as quantizers write them, which puts many averages on an
+  exact .5; QLinearSoftmax with any logits, y_scale (1/256, and 1/255 as QDQ models
+  carry) and zero point;
 - quantized: small float CNN and MLP models quantized by ONNX Runtime's
   `quantize_static(..., quant_format=QuantFormat.QOperator)`, calibrated on random data;
   with --resnet also the ResNet-18-shaped model of `make_resnet18.py` (224x224, 1000
@@ -25,14 +26,14 @@ Each model is run by ONNX Runtime and by `qlower run`, and every output compared
 
 - quantized (8-bit) outputs: at most 1 apart, on at most 0.1 % of the elements (the
   issue's contract for QOperator models). qlower computes QLinearConv, QLinearMatMul,
-  QLinearAdd, QLinearMul and the average pools with ONNX Runtime's own integer and
-  float32 arithmetic (see `lib/runtime/kernels/qlinear*.rs`), so those agree exactly,
-  and the all-pairs and same-parameters families demand that: no element may differ.
-  The other ops compute the float op on dequantized values and round once; ONNX Runtime
-  evaluates some of them differently (QLinearSigmoid/LeakyRelu through a 256-entry
-  table filled by its own float kernels, QLinearSoftmax with a table of exponentials),
-  which could put a value within float rounding of a .5 tie on the other side. None
-  was seen in these tests, nor on the ResNet-18 model, whose every element agrees;
+  QLinearAdd, QLinearMul, the average pools and QLinearSoftmax with ONNX Runtime's own
+  integer and float32 arithmetic (see `lib/runtime/kernels/qlinear*.rs`), so those
+  agree exactly, and the all-pairs and exact families demand that: no element may
+  differ. The other ops compute the float op on dequantized values and round once;
+  ONNX Runtime reads QLinearSigmoid/LeakyRelu from a 256-entry table filled by its own
+  float kernels, which could put a value within float rounding of a .5 tie on the
+  other side. None was seen in these tests, nor on the ResNet-18 model, whose every
+  element agrees;
 - float outputs: |qlower - ort| <= 1e-4 * |ort| + 1e-5 * max(1, max |ort|): ONNX Runtime
   accumulates in int32 and scales once, qlower multiplies dequantized floats.
 
@@ -97,9 +98,8 @@ def gen_unary(rng, op):
         attrs["opset"] = 13
     if op == "QLinearSoftmax":
         # As ONNX Runtime's quantizer writes them: y_scale 1/256, zero point 0 (UINT8) or
-        # -128 (INT8). Its kernel wraps a probability that rounds to 256 steps (exactly
-        # 1.0) around to 0, so the inputs keep every probability below that: at least two
-        # elements along the axis, and logits less than 4 apart.
+        # -128 (INT8), with every probability well below 1: at least two elements along
+        # the axis, and logits less than 4 apart (`gen_softmax_any` covers the rest).
         shape[-1] = max(shape[-1], 2)
         x_scale = float(rng.uniform(0.002, 0.015))
         inits = params(rng, "x", dt, x_scale) + [
@@ -338,6 +338,27 @@ def gen_pool_same_params(rng, op):
     return model, feeds
 
 
+def gen_softmax_any(rng, _op):
+    """QLinearSoftmax without `gen_unary`'s care: any logits, rows of one element, the
+    y_scale 1/255 that QDQ models carry (ONNX Runtime multiplies by floor(1/y_scale),
+    254) and zero points anywhere, where ONNX Runtime's overflows show."""
+    dt = qdtype(rng)
+    lo, hi = (0, 255) if dt == TensorProto.UINT8 else (-128, 127)
+    shape = [int(d) for d in rng.integers(1, 6, size=rng.integers(1, 4))]
+    x_scale = float(rng.choice([rng.uniform(0.002, 0.05), rng.uniform(0.05, 0.3)]))
+    y_scale = float(rng.choice([1 / 256, 1 / 255, 1 / 512]))
+    y_zero_point = int(rng.choice([lo, 0, int(rng.integers(lo, hi + 1))]))
+    inits = params(rng, "x", dt, x_scale) + [
+        numpy_helper.from_array(np.array(y_scale, np.float32), "y_scale"),
+        numpy_helper.from_array(np.array(y_zero_point, NP[dt]), "y_zero_point")]
+    axis = int(rng.integers(-len(shape), len(shape)))
+    node = helper.make_node("QLinearSoftmax",
+                            ["X", "x_scale", "x_zero_point", "y_scale", "y_zero_point"], ["Y"],
+                            domain=MS, axis=axis, opset=13)
+    m = model_of([node], [qinfo("X", dt, shape)], [qinfo("Y", dt, None)], inits)
+    return m, {"X": rand_q(rng, dt, shape)}
+
+
 OPS = {
     "QLinearAdd": gen_binary, "QLinearMul": gen_binary, "QLinearSigmoid": gen_unary,
     "QLinearLeakyRelu": gen_unary, "QLinearSoftmax": gen_unary,
@@ -457,12 +478,13 @@ def main():
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:
                 failures.append(f"{label}: {why}")
-    for op in ("QLinearAveragePool", "QLinearGlobalAveragePool"):
+    for op in ("QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearSoftmax"):
         for i in range(args.per_op):
             label = f"exact_{op}_{i}"
-            model, feeds = gen_pool_same_params(rng, op)
+            gen = gen_softmax_any if op == "QLinearSoftmax" else gen_pool_same_params
+            model, feeds = gen(rng, op)
             why = check(args.qlower, work, label, model, feeds)
-            family = f"same parameters/{op}"
+            family = f"exact/{op}"
             ok, bad = counts.get(family, (0, 0))
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:

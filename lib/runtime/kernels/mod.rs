@@ -72,6 +72,7 @@ mod promote;
 pub mod qlinear;
 pub mod qlinear_binary;
 pub mod qlinear_pool;
+pub mod qlinear_softmax;
 mod quant;
 pub mod quantized_operands;
 mod reduce;
