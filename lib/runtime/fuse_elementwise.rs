@@ -60,10 +60,26 @@ pub(super) fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<
             scale: operand(1)?,
             zero_point: operand(2)?,
             // Only int8 pairs matter (see `match_quantized`); the scan is linear.
-            qdq_pair: storage_of(q) == Some(DType::I8) && users_after(make, q).len() == 1,
+            qdq_pair: storage_of(q) == Some(DType::I8) && is_lone_pair(make, q, dq),
         }),
         _ => None,
     }
+}
+
+/// Whether `quantize` (defining `q`) and `dq` form a QuantizeLinear → DequantizeLinear
+/// pair that ONNX Runtime turns uint8: `dq` dequantizes `q`, nothing else reads `q`, and
+/// one op reads `dq`'s floats (ONNX Runtime first gives every consumer of a shared
+/// DequantizeLinear its own copy, and then leaves a QuantizeLinear with several alone).
+fn is_lone_pair<'c: 'a, 'a>(
+    quantize: OperationRef<'c, 'a>,
+    q: MlirValue<'c, 'a>,
+    dq: OperationRef<'c, 'a>,
+) -> bool {
+    op_name(dq) == "torch.aten.dequantize.self"
+        && users_after(quantize, q).len() == 1
+        && dq
+            .result(0)
+            .is_ok_and(|r| users_after(dq, r.into()).len() == 1)
 }
 
 /// The ops after `op` in its block that read `v`, once per operand: the lowered
@@ -123,7 +139,7 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     let mut kernel = kernels[0];
     if storage == DType::I8 {
         let users = users_after(quantize, result);
-        let output_pair = users.len() == 1 && op_name(users[0]) == "torch.aten.dequantize.self";
+        let output_pair = users.len() == 1 && is_lone_pair(quantize, result, users[0]);
         match (a.qdq_pair, b.qdq_pair, output_pair) {
             (true, true, true) => kernel = kernels[1],
             (false, false, false) => {}
@@ -155,7 +171,7 @@ fn as_uint8(quantize: OperationRef, operands: &[&Quantized]) -> Option<bool> {
         return Some(false);
     }
     let users = users_after(quantize, result);
-    let output_pair = users.len() == 1 && op_name(users[0]) == "torch.aten.dequantize.self";
+    let output_pair = users.len() == 1 && is_lone_pair(quantize, result, users[0]);
     operands
         .iter()
         .all(|o| o.qdq_pair == output_pair)
