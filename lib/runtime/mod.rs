@@ -1,6 +1,8 @@
 //! The CPU backend: a plan built once from a lowered function, run many times.
 
 mod fuse;
+mod fuse_elementwise;
+mod fuse_pool;
 pub mod io;
 pub mod kernels;
 pub mod model;

@@ -19,8 +19,9 @@ fn qlower_agrees_with_onnx_runtime() {
     );
 }
 
-/// ONNX Runtime's QOperator format: one random model per com.microsoft op, small CNN and
-/// MLP models quantized by ONNX Runtime, and the ResNet-18-shaped model of
+/// ONNX Runtime's QOperator format: one random model per com.microsoft op, QLinearAdd and
+/// QLinearMul on every pair of 8-bit values (which must agree exactly), small CNN and MLP
+/// models quantized by ONNX Runtime, and the ResNet-18-shaped model of
 /// `make_resnet18.py`. See `tools/differential/qoperator.py`.
 #[test]
 fn qoperator_models_agree_with_onnx_runtime() {
