@@ -78,6 +78,7 @@ mod resize;
 mod robustness;
 mod scalar;
 mod select;
+mod sgemm;
 mod shape;
 #[cfg(test)]
 mod testutil;
