@@ -57,7 +57,10 @@ impl Windows {
     }
 
     /// `reduce` of every window of every plane, given the window's input offsets
-    /// (within a plane) and its size counting padding. Planes are split over the pool.
+    /// (within a plane, row-major over the window) and its size counting padding.
+    /// Offsets are made per window from the per-axis tap lists, not stored for every
+    /// window at once (that list outgrew the input many times over and was streamed
+    /// again for each plane). Planes are split over the pool.
     fn apply<T: Copy + Default + Send + Sync>(
         &self,
         x: &[T],
@@ -68,54 +71,62 @@ impl Windows {
         let in_block = result_count(&self.input)?;
         let in_strides = strides(&self.input);
         let n = self.axes.len();
-        // Offsets of every window, computed once for all planes.
-        let mut starts = Vec::with_capacity(count + 1);
-        let mut offsets = Vec::new();
-        let mut sizes = Vec::with_capacity(count);
-        let mut coord = vec![0usize; n];
-        for _ in 0..count {
-            starts.push(offsets.len());
-            let lists: Vec<&[usize]> = (0..n)
-                .map(|i| self.axes[i][coord[i]].taps.as_slice())
-                .collect();
-            cartesian_offsets(&lists, &in_strides, &mut offsets);
-            // As a float: a product of padded sizes can exceed any integer type.
-            sizes.push(
-                (0..n)
-                    .map(|i| self.axes[i][coord[i]].padded_size as f64)
-                    .product::<f64>(),
-            );
-            for i in (0..n).rev() {
-                coord[i] += 1;
-                if coord[i] < out_shape[i] {
-                    break;
-                }
-                coord[i] = 0;
-            }
-        }
-        starts.push(offsets.len());
         let mut out = vec![T::default(); result_count(&[self.planes, count])?];
-        if count == 0 || in_block == 0 {
-            // No windows, or windows of nothing to read (reduce sees empty tap lists).
-            for (w, y) in out.iter_mut().enumerate() {
-                let w = w % count.max(1);
-                *y = reduce(&[], &offsets[starts[w]..starts[w + 1]], sizes[w]);
-            }
+        if count == 0 {
             return Ok(out);
         }
         let plane = |(p, y): (usize, &mut [T])| {
-            let plane = &x[p * in_block..(p + 1) * in_block];
-            for (w, y) in y.iter_mut().enumerate() {
-                *y = reduce(plane, &offsets[starts[w]..starts[w + 1]], sizes[w]);
+            let plane = x.get(p * in_block..(p + 1) * in_block).unwrap_or(&[]);
+            let mut coord = vec![0usize; n];
+            let mut lists: Vec<&[usize]> = Vec::with_capacity(n);
+            let mut offsets = Vec::new();
+            for y in y.iter_mut() {
+                lists.clear();
+                lists.extend((0..n).map(|i| self.axes[i][coord[i]].taps.as_slice()));
+                offsets.clear();
+                window_offsets(&lists, &in_strides, &mut offsets);
+                // As a float: a product of padded sizes can exceed any integer type.
+                let size = (0..n)
+                    .map(|i| self.axes[i][coord[i]].padded_size as f64)
+                    .product::<f64>();
+                *y = reduce(plane, &offsets, size);
+                for i in (0..n).rev() {
+                    coord[i] += 1;
+                    if coord[i] < out_shape[i] {
+                        break;
+                    }
+                    coord[i] = 0;
+                }
             }
         };
         // Small pools stay on this thread; rayon's split costs more than they do.
-        if offsets.len().saturating_mul(self.planes) > 1 << 15 {
+        if self.planes > 1 && self.planes.saturating_mul(count) > 1 << 12 {
             out.par_chunks_mut(count).enumerate().for_each(plane);
         } else {
             out.chunks_mut(count).enumerate().for_each(plane);
         }
         Ok(out)
+    }
+}
+
+/// `cartesian_offsets` of one window, with the usual ranks unrolled (same order: the
+/// last axis fastest).
+fn window_offsets(lists: &[&[usize]], strides: &[usize], out: &mut Vec<usize>) {
+    match (lists, strides) {
+        ([a], [sa]) => out.extend(a.iter().map(|i| i * sa)),
+        ([a, b], [sa, sb]) => {
+            for i in a.iter() {
+                out.extend(b.iter().map(|j| i * sa + j * sb));
+            }
+        }
+        ([a, b, c], [sa, sb, sc]) => {
+            for i in a.iter() {
+                for j in b.iter() {
+                    out.extend(c.iter().map(|k| i * sa + j * sb + k * sc));
+                }
+            }
+        }
+        _ => cartesian_offsets(lists, strides, out),
     }
 }
 
