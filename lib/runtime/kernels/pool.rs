@@ -56,15 +56,14 @@ impl Windows {
         s
     }
 
-    /// `reduce` of every window of every plane, given the window's input offsets
-    /// (within a plane, row-major over the window) and its size counting padding.
-    /// Offsets are made per window from the per-axis tap lists, not stored for every
-    /// window at once (that list outgrew the input many times over and was streamed
-    /// again for each plane). Planes are split over the pool.
+    /// `reduce` of every window of every plane. A window is visited through its
+    /// per-axis tap lists, not through a list of offsets stored for every window (that
+    /// list outgrew the input many times over and was streamed again for each plane).
+    /// Planes are split over the pool.
     fn apply<T: Copy + Default + Send + Sync>(
         &self,
         x: &[T],
-        reduce: impl Fn(&[T], &[usize], f64) -> T + Sync,
+        reduce: impl Fn(&Window<T>) -> T + Sync,
     ) -> Result<Vec<T>> {
         let out_shape = self.output();
         let count = result_count(&out_shape)?;
@@ -79,17 +78,19 @@ impl Windows {
             let plane = x.get(p * in_block..(p + 1) * in_block).unwrap_or(&[]);
             let mut coord = vec![0usize; n];
             let mut lists: Vec<&[usize]> = Vec::with_capacity(n);
-            let mut offsets = Vec::new();
             for y in y.iter_mut() {
                 lists.clear();
                 lists.extend((0..n).map(|i| self.axes[i][coord[i]].taps.as_slice()));
-                offsets.clear();
-                window_offsets(&lists, &in_strides, &mut offsets);
                 // As a float: a product of padded sizes can exceed any integer type.
-                let size = (0..n)
+                let padded_size = (0..n)
                     .map(|i| self.axes[i][coord[i]].padded_size as f64)
                     .product::<f64>();
-                *y = reduce(plane, &offsets, size);
+                *y = reduce(&Window {
+                    plane,
+                    lists: &lists,
+                    strides: &in_strides,
+                    padded_size,
+                });
                 for i in (0..n).rev() {
                     coord[i] += 1;
                     if coord[i] < out_shape[i] {
@@ -109,24 +110,65 @@ impl Windows {
     }
 }
 
-/// `cartesian_offsets` of one window, with the usual ranks unrolled (same order: the
-/// last axis fastest).
-fn window_offsets(lists: &[&[usize]], strides: &[usize], out: &mut Vec<usize>) {
-    match (lists, strides) {
-        ([a], [sa]) => out.extend(a.iter().map(|i| i * sa)),
-        ([a, b], [sa, sb]) => {
-            for i in a.iter() {
-                out.extend(b.iter().map(|j| i * sa + j * sb));
+/// One window of one plane: the input positions it covers are every combination of an
+/// entry from each axis's tap list.
+struct Window<'a, T> {
+    plane: &'a [T],
+    lists: &'a [&'a [usize]],
+    strides: &'a [usize],
+    /// Its size counting padding.
+    padded_size: f64,
+}
+
+impl<T: Copy> Window<'_, T> {
+    /// How many input positions the window covers.
+    fn taps(&self) -> usize {
+        self.lists.iter().map(|l| l.len()).product()
+    }
+
+    /// Calls `f` on the covered values in row-major order (the last axis fastest, the
+    /// order `cartesian_offsets` gives), until `f` returns `false`. The usual ranks are
+    /// unrolled, so no offsets are collected.
+    fn visit(&self, mut f: impl FnMut(T) -> bool) {
+        let p = self.plane;
+        match (self.lists, self.strides) {
+            ([a], [sa]) => {
+                for &i in a.iter() {
+                    if !f(p[i * sa]) {
+                        return;
+                    }
+                }
             }
-        }
-        ([a, b, c], [sa, sb, sc]) => {
-            for i in a.iter() {
-                for j in b.iter() {
-                    out.extend(c.iter().map(|k| i * sa + j * sb + k * sc));
+            ([a, b], [sa, sb]) => {
+                for &i in a.iter() {
+                    for &j in b.iter() {
+                        if !f(p[i * sa + j * sb]) {
+                            return;
+                        }
+                    }
+                }
+            }
+            ([a, b, c], [sa, sb, sc]) => {
+                for &i in a.iter() {
+                    for &j in b.iter() {
+                        for &k in c.iter() {
+                            if !f(p[i * sa + j * sb + k * sc]) {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                let mut offsets = Vec::new();
+                cartesian_offsets(self.lists, self.strides, &mut offsets);
+                for o in offsets {
+                    if !f(p[o]) {
+                        return;
+                    }
                 }
             }
         }
-        _ => cartesian_offsets(lists, strides, out),
     }
 }
 
@@ -268,41 +310,43 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     };
     // f32 compares exactly as its f64 image does, so f32 stays f32.
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |plane, taps, _| max_of(plane, taps, f32::NEG_INFINITY))?;
+        let values = windows.apply(v, |w| max_of(w, f32::NEG_INFINITY))?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
-    let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
-        max_of(plane, taps, f64::NEG_INFINITY)
-    })?;
+    let values = windows.apply(&x.data.to_f64(), |w| max_of(w, f64::NEG_INFINITY))?;
     args::ret(
         c,
         Tensor::new(windows.shape(), from_f64(x.data.dtype(), &values))?,
     )
 }
 
-/// The largest of `plane` at `taps`, `low` for none; the first NaN met wins.
-fn max_of<T: Copy + PartialOrd>(plane: &[T], taps: &[usize], low: T) -> T {
+/// The largest value of the window, `low` for none; the first NaN met wins.
+fn max_of<T: Copy + PartialOrd>(w: &Window<T>, low: T) -> T {
     let mut m = low;
-    for &t in taps {
-        let v = plane[t];
+    w.visit(|v| {
         // NaN is the one value unequal to itself.
         #[allow(clippy::eq_op)]
         if v != v {
-            return v;
+            m = v;
+            return false;
         }
         if v > m {
             m = v;
         }
-    }
+        true
+    });
     m
 }
 
-/// The f32 average of `plane` at `taps`: the sum rounded to f32 after each addition and
-/// the quotient rounded once, as the f64 domain at f32 precision computes them (one
-/// correctly rounded step each time, so f32 arithmetic gives the same numbers).
-fn average_f32(plane: &[f32], taps: &[usize], divisor: f64) -> f32 {
-    let sum = taps.iter().fold(0.0f32, |acc, &t| acc + plane[t]);
-    sum / divisor as f32
+/// The window's sum, rounded to its type after each addition (`round` for the f64
+/// image of a narrower type).
+fn sum_of<T: Copy>(w: &Window<T>, zero: T, add: impl Fn(T, T) -> T) -> T {
+    let mut sum = zero;
+    w.visit(|v| {
+        sum = add(sum, v);
+        true
+    });
+    sum
 }
 
 /// `avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -325,20 +369,22 @@ fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         input,
     };
     let prec = Prec(dtype);
-    let divisor_of = |taps: &[usize], padded_size: f64| match divisor {
+    let divisor_of = |taps: usize, padded_size: f64| match divisor {
         Some(d) => d,
         None if count_include_pad => padded_size,
-        None => taps.len() as f64,
+        None => taps as f64,
     };
+    // In f32, each addition and the quotient are one correctly rounded f32 operation,
+    // which is what the f64 image rounded to f32 gives.
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |plane, taps, padded_size| {
-            average_f32(plane, taps, divisor_of(taps, padded_size))
+        let values = windows.apply(v, |w| {
+            sum_of(w, 0.0f32, |a, b| a + b) / divisor_of(w.taps(), w.padded_size) as f32
         })?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
-    let values = windows.apply(&x.data.to_f64(), |plane, taps, padded_size| {
-        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
-        prec.round(sum / prec.round(divisor_of(taps, padded_size)))
+    let values = windows.apply(&x.data.to_f64(), |w| {
+        let sum = sum_of(w, 0.0, |a, b| prec.round(a + b));
+        prec.round(sum / prec.round(divisor_of(w.taps(), w.padded_size)))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
@@ -388,15 +434,15 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         axes,
     };
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |plane, taps, _| {
-            average_f32(plane, taps, taps.len() as f64)
+        let values = windows.apply(v, |w| {
+            sum_of(w, 0.0f32, |a, b| a + b) / w.taps() as f64 as f32
         })?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
     let prec = Prec(dtype);
-    let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
-        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
-        prec.round(sum / prec.round(taps.len() as f64))
+    let values = windows.apply(&x.data.to_f64(), |w| {
+        let sum = sum_of(w, 0.0, |a, b| prec.round(a + b));
+        prec.round(sum / prec.round(w.taps() as f64))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
