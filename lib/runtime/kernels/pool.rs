@@ -56,119 +56,66 @@ impl Windows {
         s
     }
 
-    /// `reduce` of every window of every plane. A window is visited through its
-    /// per-axis tap lists, not through a list of offsets stored for every window (that
-    /// list outgrew the input many times over and was streamed again for each plane).
-    /// Planes are split over the pool.
+    /// `reduce` of every window of every plane, given the window's input offsets
+    /// (within a plane) and its size counting padding. Planes are split over the pool.
     fn apply<T: Copy + Default + Send + Sync>(
         &self,
         x: &[T],
-        reduce: impl Fn(&Window<T>) -> T + Sync,
+        reduce: impl Fn(&[T], &[usize], f64) -> T + Sync,
     ) -> Result<Vec<T>> {
         let out_shape = self.output();
         let count = result_count(&out_shape)?;
         let in_block = result_count(&self.input)?;
         let in_strides = strides(&self.input);
         let n = self.axes.len();
+        // Offsets of every window, computed once for all planes.
+        let mut starts = Vec::with_capacity(count + 1);
+        let mut offsets = Vec::new();
+        let mut sizes = Vec::with_capacity(count);
+        let mut coord = vec![0usize; n];
+        for _ in 0..count {
+            starts.push(offsets.len());
+            let lists: Vec<&[usize]> = (0..n)
+                .map(|i| self.axes[i][coord[i]].taps.as_slice())
+                .collect();
+            cartesian_offsets(&lists, &in_strides, &mut offsets);
+            // As a float: a product of padded sizes can exceed any integer type.
+            sizes.push(
+                (0..n)
+                    .map(|i| self.axes[i][coord[i]].padded_size as f64)
+                    .product::<f64>(),
+            );
+            for i in (0..n).rev() {
+                coord[i] += 1;
+                if coord[i] < out_shape[i] {
+                    break;
+                }
+                coord[i] = 0;
+            }
+        }
+        starts.push(offsets.len());
         let mut out = vec![T::default(); result_count(&[self.planes, count])?];
-        if count == 0 {
+        if count == 0 || in_block == 0 {
+            // No windows, or windows of nothing to read (reduce sees empty tap lists).
+            for (w, y) in out.iter_mut().enumerate() {
+                let w = w % count.max(1);
+                *y = reduce(&[], &offsets[starts[w]..starts[w + 1]], sizes[w]);
+            }
             return Ok(out);
         }
         let plane = |(p, y): (usize, &mut [T])| {
-            let plane = x.get(p * in_block..(p + 1) * in_block).unwrap_or(&[]);
-            let mut coord = vec![0usize; n];
-            let mut lists: Vec<&[usize]> = Vec::with_capacity(n);
-            for y in y.iter_mut() {
-                lists.clear();
-                lists.extend((0..n).map(|i| self.axes[i][coord[i]].taps.as_slice()));
-                // As a float: a product of padded sizes can exceed any integer type.
-                let padded_size = (0..n)
-                    .map(|i| self.axes[i][coord[i]].padded_size as f64)
-                    .product::<f64>();
-                *y = reduce(&Window {
-                    plane,
-                    lists: &lists,
-                    strides: &in_strides,
-                    padded_size,
-                });
-                for i in (0..n).rev() {
-                    coord[i] += 1;
-                    if coord[i] < out_shape[i] {
-                        break;
-                    }
-                    coord[i] = 0;
-                }
+            let plane = &x[p * in_block..(p + 1) * in_block];
+            for (w, y) in y.iter_mut().enumerate() {
+                *y = reduce(plane, &offsets[starts[w]..starts[w + 1]], sizes[w]);
             }
         };
         // Small pools stay on this thread; rayon's split costs more than they do.
-        if self.planes > 1 && self.planes.saturating_mul(count) > 1 << 12 {
+        if offsets.len().saturating_mul(self.planes) > 1 << 15 {
             out.par_chunks_mut(count).enumerate().for_each(plane);
         } else {
             out.chunks_mut(count).enumerate().for_each(plane);
         }
         Ok(out)
-    }
-}
-
-/// One window of one plane: the input positions it covers are every combination of an
-/// entry from each axis's tap list.
-struct Window<'a, T> {
-    plane: &'a [T],
-    lists: &'a [&'a [usize]],
-    strides: &'a [usize],
-    /// Its size counting padding.
-    padded_size: f64,
-}
-
-impl<T: Copy> Window<'_, T> {
-    /// How many input positions the window covers.
-    fn taps(&self) -> usize {
-        self.lists.iter().map(|l| l.len()).product()
-    }
-
-    /// Calls `f` on the covered values in row-major order (the last axis fastest, the
-    /// order `cartesian_offsets` gives), until `f` returns `false`. The usual ranks are
-    /// unrolled, so no offsets are collected.
-    fn visit(&self, mut f: impl FnMut(T) -> bool) {
-        let p = self.plane;
-        match (self.lists, self.strides) {
-            ([a], [sa]) => {
-                for &i in a.iter() {
-                    if !f(p[i * sa]) {
-                        return;
-                    }
-                }
-            }
-            ([a, b], [sa, sb]) => {
-                for &i in a.iter() {
-                    for &j in b.iter() {
-                        if !f(p[i * sa + j * sb]) {
-                            return;
-                        }
-                    }
-                }
-            }
-            ([a, b, c], [sa, sb, sc]) => {
-                for &i in a.iter() {
-                    for &j in b.iter() {
-                        for &k in c.iter() {
-                            if !f(p[i * sa + j * sb + k * sc]) {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                let mut offsets = Vec::new();
-                cartesian_offsets(self.lists, self.strides, &mut offsets);
-                for o in offsets {
-                    if !f(p[o]) {
-                        return;
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -310,43 +257,41 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     };
     // f32 compares exactly as its f64 image does, so f32 stays f32.
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |w| max_of(w, f32::NEG_INFINITY))?;
+        let values = windows.apply(v, |plane, taps, _| max_of(plane, taps, f32::NEG_INFINITY))?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
-    let values = windows.apply(&x.data.to_f64(), |w| max_of(w, f64::NEG_INFINITY))?;
+    let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
+        max_of(plane, taps, f64::NEG_INFINITY)
+    })?;
     args::ret(
         c,
         Tensor::new(windows.shape(), from_f64(x.data.dtype(), &values))?,
     )
 }
 
-/// The largest value of the window, `low` for none; the first NaN met wins.
-fn max_of<T: Copy + PartialOrd>(w: &Window<T>, low: T) -> T {
+/// The largest of `plane` at `taps`, `low` for none; the first NaN met wins.
+fn max_of<T: Copy + PartialOrd>(plane: &[T], taps: &[usize], low: T) -> T {
     let mut m = low;
-    w.visit(|v| {
+    for &t in taps {
+        let v = plane[t];
         // NaN is the one value unequal to itself.
         #[allow(clippy::eq_op)]
         if v != v {
-            m = v;
-            return false;
+            return v;
         }
         if v > m {
             m = v;
         }
-        true
-    });
+    }
     m
 }
 
-/// The window's sum, rounded to its type after each addition (`round` for the f64
-/// image of a narrower type).
-fn sum_of<T: Copy>(w: &Window<T>, zero: T, add: impl Fn(T, T) -> T) -> T {
-    let mut sum = zero;
-    w.visit(|v| {
-        sum = add(sum, v);
-        true
-    });
-    sum
+/// The f32 average of `plane` at `taps`: the sum rounded to f32 after each addition and
+/// the quotient rounded once, as the f64 domain at f32 precision computes them (one
+/// correctly rounded step each time, so f32 arithmetic gives the same numbers).
+fn average_f32(plane: &[f32], taps: &[usize], divisor: f64) -> f32 {
+    let sum = taps.iter().fold(0.0f32, |acc, &t| acc + plane[t]);
+    sum / divisor as f32
 }
 
 /// `avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -369,22 +314,20 @@ fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         input,
     };
     let prec = Prec(dtype);
-    let divisor_of = |taps: usize, padded_size: f64| match divisor {
+    let divisor_of = |taps: &[usize], padded_size: f64| match divisor {
         Some(d) => d,
         None if count_include_pad => padded_size,
-        None => taps as f64,
+        None => taps.len() as f64,
     };
-    // In f32, each addition and the quotient are one correctly rounded f32 operation,
-    // which is what the f64 image rounded to f32 gives.
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |w| {
-            sum_of(w, 0.0f32, |a, b| a + b) / divisor_of(w.taps(), w.padded_size) as f32
+        let values = windows.apply(v, |plane, taps, padded_size| {
+            average_f32(plane, taps, divisor_of(taps, padded_size))
         })?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
-    let values = windows.apply(&x.data.to_f64(), |w| {
-        let sum = sum_of(w, 0.0, |a, b| prec.round(a + b));
-        prec.round(sum / prec.round(divisor_of(w.taps(), w.padded_size)))
+    let values = windows.apply(&x.data.to_f64(), |plane, taps, padded_size| {
+        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
+        prec.round(sum / prec.round(divisor_of(taps, padded_size)))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
@@ -434,15 +377,15 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         axes,
     };
     if let Data::F32(v) = &x.data {
-        let values = windows.apply(v, |w| {
-            sum_of(w, 0.0f32, |a, b| a + b) / w.taps() as f64 as f32
+        let values = windows.apply(v, |plane, taps, _| {
+            average_f32(plane, taps, taps.len() as f64)
         })?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
     let prec = Prec(dtype);
-    let values = windows.apply(&x.data.to_f64(), |w| {
-        let sum = sum_of(w, 0.0, |a, b| prec.round(a + b));
-        prec.round(sum / prec.round(w.taps() as f64))
+    let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
+        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
+        prec.round(sum / prec.round(taps.len() as f64))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
