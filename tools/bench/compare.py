@@ -9,6 +9,14 @@ The script generates every model itself (under a temporary directory):
 - conv3x3: QLinearConv 64->128, 3x3, pad 1, at 28x28
 - depthwise: QLinearConv 128 channels, 3x3, group 128, pad 1, at 56x56
 - matmul: QLinearMatMul 512x512x512
+- resnet18-ort: the ResNet-18-shaped float model of tools/differential/make_resnet18.py,
+  quantized by ONNX Runtime's quantize_static (QDQ, per-channel int8 weights, uint8
+  activations), calibrated on a few random inputs
+- resnet18-qlower: the same float model quantized by `qlower quantize --mode static
+  --per-channel` on the same calibration inputs
+Both end-to-end rows run on ONNX Runtime and qlower alike, so each ratio compares the
+two backends on one model. `--models` picks a subset; `--e2e-iterations` sets the timed
+runs of the end-to-end models, which are slower than the single ops.
 This is a benchmark, never a test: it asserts nothing about time.
 """
 
@@ -17,6 +25,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -28,6 +37,8 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
+import make_resnet18  # noqa: E402  (a sibling tool, found through the path above)
 
 
 def qlinearconv(name, x_shape, w_shape, strides, pads, group, rng):
@@ -64,6 +75,44 @@ def qlinearmatmul(n, rng):
         "a": rng.randint(0, 256, (n, n)).astype(np.uint8)}
 
 
+def calibration_inputs(count, size, rng):
+    return [rng.rand(1, 3, size, size).astype(np.float32) * 2 - 1 for _ in range(count)]
+
+
+def resnet18_float(work, size):
+    path = os.path.join(work, "resnet18_float.onnx")
+    onnx.save(make_resnet18.resnet18(size=size, seed=0), path)
+    return path
+
+
+def resnet18_ort(float_path, work, samples):
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"input": x} for x in samples])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    out = os.path.join(work, "resnet18_ort.onnx")
+    quantize_static(float_path, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    return out
+
+
+def resnet18_qlower(qlower, float_path, work, samples):
+    calib = os.path.join(work, "calibration")
+    os.makedirs(calib, exist_ok=True)
+    for i, x in enumerate(samples):
+        np.savez(os.path.join(calib, f"{i}.npz"), input=x)
+    out = os.path.join(work, "resnet18_qlower.onnx")
+    subprocess.run([qlower, "quantize", float_path, "-o", out, "--mode", "static",
+                    "--per-channel", "--calibration", calib], check=True)
+    return out
+
+
 def ort_median(path, feeds, threads, iterations):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
@@ -95,19 +144,40 @@ def main():
     p.add_argument("--threads", default="1,2")
     p.add_argument("--iterations", type=int, default=30)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--e2e-iterations", type=int, default=10)
+    p.add_argument("--size", type=int, default=224, help="ResNet-18 input height and width")
+    p.add_argument("--calibration-samples", type=int, default=4)
+    p.add_argument("--models", default="stem,conv3x3,depthwise,matmul,resnet18-ort,resnet18-qlower")
     args = p.parse_args()
+    wanted = args.models.split(",")
     rng = np.random.RandomState(0)
     work = tempfile.mkdtemp(prefix="qlower-bench-")
-    models = {
-        "stem": qlinearconv("stem", [1, 3, 224, 224], [64, 3, 7, 7], [2, 2], [3, 3, 3, 3], 1, rng),
-        "conv3x3": qlinearconv("conv3x3", [1, 64, 28, 28], [128, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1, rng),
-        "depthwise": qlinearconv("depthwise", [1, 128, 56, 56], [128, 1, 3, 3], [1, 1], [1, 1, 1, 1], 128, rng),
-        "matmul": qlinearmatmul(512, rng),
+    makers = {
+        "stem": lambda: qlinearconv("stem", [1, 3, 224, 224], [64, 3, 7, 7], [2, 2], [3, 3, 3, 3], 1, rng),
+        "conv3x3": lambda: qlinearconv("conv3x3", [1, 64, 28, 28], [128, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1, rng),
+        "depthwise": lambda: qlinearconv("depthwise", [1, 128, 56, 56], [128, 1, 3, 3], [1, 1], [1, 1, 1, 1], 128, rng),
+        "matmul": lambda: qlinearmatmul(512, rng),
     }
-    print(f"{'model':<10} {'threads':>7} {'qlower ms':>10} {'ORT ms':>8} {'ratio':>7}")
-    for name, (model, feeds) in models.items():
-        path = os.path.join(work, f"{name}.onnx")
-        onnx.save(model, path)
+    # (name, path, feeds, iterations): every model saved before any timing starts.
+    models = []
+    for name, make in makers.items():
+        model, feeds = make()  # always made, so the single-op models stay the same
+        if name in wanted:
+            path = os.path.join(work, f"{name}.onnx")
+            onnx.save(model, path)
+            models.append((name, path, feeds, args.iterations))
+    if any(m.startswith("resnet18") for m in wanted):
+        float_path = resnet18_float(work, args.size)
+        samples = calibration_inputs(args.calibration_samples, args.size, rng)
+        feeds = {"input": rng.rand(1, 3, args.size, args.size).astype(np.float32) * 2 - 1}
+        if "resnet18-ort" in wanted:
+            path = resnet18_ort(float_path, work, samples)
+            models.append(("resnet18-ort", path, feeds, args.e2e_iterations))
+        if "resnet18-qlower" in wanted:
+            path = resnet18_qlower(args.qlower, float_path, work, samples)
+            models.append(("resnet18-qlower", path, feeds, args.e2e_iterations))
+    print(f"{'model':<16} {'threads':>7} {'qlower ms':>10} {'ORT ms':>8} {'ratio':>7}", flush=True)
+    for name, path, feeds, iterations in models:
         inputs = {}
         for k, v in feeds.items():
             f = os.path.join(work, f"{name}_{k}.npy")
@@ -116,10 +186,10 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             ours, theirs = [], []
             for _ in range(args.rounds):  # interleaved, so drift affects both alike
-                ours.append(qlower_median(args.qlower, path, inputs, threads, args.iterations))
-                theirs.append(ort_median(path, feeds, threads, args.iterations))
+                ours.append(qlower_median(args.qlower, path, inputs, threads, iterations))
+                theirs.append(ort_median(path, feeds, threads, iterations))
             q, o = statistics.median(ours), statistics.median(theirs)
-            print(f"{name:<10} {threads:>7} {q:>10.3f} {o:>8.3f} {q / o:>7.2f}")
+            print(f"{name:<16} {threads:>7} {q:>10.3f} {o:>8.3f} {q / o:>7.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,12 @@
 use anyhow::{Result, bail};
 
 use super::data::{Prec, is_float};
-use super::zip::{Arg, arg, float_result, int_result, opt_arg, out_dtype, zip_float, zip_int};
+use super::zip::{
+    Arg, arg, fast_f32_binary, float_result, int_result, opt_arg, out_dtype, zip_float, zip_int,
+};
 use super::{Call, Kernel, args};
 use crate::onnx::dtype::DType;
+use crate::runtime::tensor::{Data, Tensor};
 use crate::runtime::value::Value;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -47,6 +50,18 @@ fn linear(c: &Call, a: Arg, b: Arg, sign: i64) -> Result<Vec<Value>> {
             None => 1.0,
             Some(a) => prec.round(scalar_float(a)?),
         };
+        // f32 operands without broadcast: the same one-step roundings in f32 (an f32
+        // sum, difference or product rounded from f64 is the f32 operation's result).
+        if dtype == DType::F32 {
+            let alpha32 = alpha as f32;
+            let fast = fast_f32_binary(&a, &b, |x, y| {
+                let scaled = if alpha == 1.0 { y } else { alpha32 * y };
+                if sign > 0 { x + scaled } else { x - scaled }
+            });
+            if let Some((shape, v)) = fast {
+                return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+            }
+        }
         let sign = sign as f64;
         let (shape, v) = zip_float(&[a, b], prec, |x| {
             // torch multiplies by alpha only when it is not 1, rounding the product.
@@ -92,6 +107,11 @@ fn scalar_int(a: Arg) -> Result<i64> {
 fn mul(c: &Call) -> Result<Vec<Value>> {
     let (a, b) = (arg(c, 0)?, arg(c, 1)?);
     let dtype = out_dtype(c, &[a, b])?;
+    if dtype == DType::F32
+        && let Some((shape, v)) = fast_f32_binary(&a, &b, |x, y| x * y)
+    {
+        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    }
     if is_float(dtype) {
         let (shape, v) = zip_float(&[a, b], Prec(dtype), |x| x[0] * x[1])?;
         float_result(c, shape, &v, dtype)
@@ -207,7 +227,7 @@ fn round(c: &Call) -> Result<Vec<Value>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::testutil::*;
     use crate::onnx::dtype::DType;
     use crate::runtime::tensor::Data;
@@ -330,5 +350,94 @@ mod tests {
         });
         let args = [Value::tensor(q), f32s(&[1], &[1.0])];
         assert!(run("aten.mul.Tensor", &args, &[unknown()]).is_err());
+    }
+
+    /// Values that exercise rounding: random bit patterns (subnormals, huge values,
+    /// NaNs, infinities included) and ordinary numbers.
+    pub(crate) fn awkward_f32s(n: usize, seed: u64) -> Vec<f32> {
+        let mut state = seed;
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if i % 2 == 0 {
+                    f32::from_bits(state as u32)
+                } else {
+                    (state % 100_000) as f32 / 997.0 - 50.0
+                }
+            })
+            .collect()
+    }
+
+    /// The f32 fast paths of add, sub (with alpha), mul, relu and clamp against the f64
+    /// domain's formulas, bit for bit (NaN compared as NaN), on sizes across the rayon
+    /// split.
+    #[test]
+    fn f32_fast_paths_are_bit_identical_to_the_f64_formulas() {
+        let n = (1 << 15) + 33;
+        let (a, b) = (awkward_f32s(n, 7), awkward_f32s(n, 11));
+        let r = |x: f64| x as f32;
+        let same = |got: &[f32], want: &dyn Fn(usize) -> f32| {
+            for (i, g) in got.iter().enumerate() {
+                let w = want(i);
+                assert!(
+                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                    "element {i}: {g} vs {w}"
+                );
+            }
+        };
+        let (ta, tb) = (f32s(&[n], &a), f32s(&[n], &b));
+        let (fa, fb) = (|i: usize| a[i] as f64, |i: usize| b[i] as f64);
+        let alpha = 0.3f64 as f32 as f64;
+        type Want<'a> = Box<dyn Fn(usize) -> f32 + 'a>;
+        let cases: Vec<(&str, Vec<Value>, Want)> = vec![
+            (
+                "aten.add.Tensor",
+                vec![ta.clone(), tb.clone()],
+                Box::new(|i| r(fa(i) + fb(i))),
+            ),
+            (
+                "aten.sub.Tensor",
+                vec![ta.clone(), tb.clone(), Value::Float(0.3)],
+                Box::new(|i| r(fa(i) - r(alpha * fb(i)) as f64)),
+            ),
+            (
+                "aten.mul.Tensor",
+                vec![ta.clone(), tb.clone()],
+                Box::new(|i| r(fa(i) * fb(i))),
+            ),
+            (
+                "aten.mul.Tensor",
+                vec![ta.clone(), Value::Float(0.1)],
+                Box::new(|i| r(fa(i) * r(0.1) as f64)),
+            ),
+            (
+                "aten.add.Scalar",
+                vec![ta.clone(), Value::Int(3), Value::Int(2)],
+                Box::new(|i| r(fa(i) + 6.0)),
+            ),
+            (
+                "aten.relu",
+                vec![ta.clone()],
+                Box::new(|i| if a[i] < 0.0 { 0.0 } else { a[i] }),
+            ),
+            (
+                "aten.clamp",
+                vec![ta.clone(), Value::Float(-1.5), Value::Float(6.0)],
+                Box::new(|i| {
+                    if a[i].is_nan() {
+                        f32::NAN
+                    } else {
+                        r(fa(i).clamp(-1.5, 6.0))
+                    }
+                }),
+            ),
+        ];
+        for (op, args, want) in cases {
+            let t = run1(op, &args, of(DType::F32)).unwrap();
+            assert_eq!(t.shape, vec![n], "{op}");
+            same(&f32_values(&t), &*want);
+        }
     }
 }

@@ -5,8 +5,13 @@
 use anyhow::{Result, bail};
 
 use super::data::{Prec, is_float};
-use super::zip::{Arg, arg, float_result, int_result, opt_arg, out_dtype, zip_float, zip_int};
-use super::{Call, Kernel};
+use super::zip::{
+    Arg, arg, fast_f32_unary, float_result, int_result, opt_arg, out_dtype, scalar_f32, zip_float,
+    zip_int,
+};
+use super::{Call, Kernel, args};
+use crate::onnx::dtype::DType;
+use crate::runtime::tensor::{Data, Tensor};
 use crate::runtime::value::Value;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -46,6 +51,28 @@ fn bounded(c: &Call, lo: Option<Arg>, hi: Option<Arg>) -> Result<Vec<Value>> {
         (true, false) => (Some(1), None),
         (false, _) => (None, Some(1)),
     };
+    // Scalar bounds on an f32 tensor: the same comparisons in f32.
+    if dtype == DType::F32 {
+        let lo32 = lo.as_ref().map(scalar_f32);
+        let hi32 = hi.as_ref().map(scalar_f32);
+        if !matches!(lo32, Some(None)) && !matches!(hi32, Some(None)) {
+            let (lo32, hi32) = (lo32.flatten(), hi32.flatten());
+            let fast = fast_f32_unary(&x, |v| {
+                let mut y = v;
+                for (bound, upper) in [(lo32, false), (hi32, true)] {
+                    let Some(b) = bound else { continue };
+                    if y.is_nan() || b.is_nan() {
+                        return f32::NAN;
+                    }
+                    y = if upper { y.min(b) } else { y.max(b) };
+                }
+                y
+            });
+            if let Some((shape, v)) = fast {
+                return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+            }
+        }
+    }
     if is_float(dtype) {
         let (shape, v) = zip_float(&operands, Prec(dtype), |x| {
             let mut y = x[0];

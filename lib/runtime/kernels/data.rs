@@ -40,6 +40,40 @@ pub fn gather(data: &Data, indices: &[usize]) -> Data {
     map_same!(data, v => indices.iter().map(|&i| v[i]).collect())
 }
 
+/// `data` as `batch` matrices of `rows × cols`, each transposed. `None` when the sizes
+/// do not cover `data` exactly.
+pub fn transpose_matrices(data: &Data, batch: usize, rows: usize, cols: usize) -> Option<Data> {
+    let n = batch.checked_mul(rows)?.checked_mul(cols)?;
+    if data.len() != n {
+        return None;
+    }
+    Some(map_same!(data, v => transpose_tiles(v, rows, cols)))
+}
+
+/// Square tiles, so reads and writes both stay within a few cache lines at a time
+/// (the element-by-element gather strides through the whole source on every row).
+fn transpose_tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<T> {
+    const TILE: usize = 32;
+    let mut out = vec![T::default(); v.len()];
+    let size = rows * cols;
+    if size == 0 {
+        return out;
+    }
+    for (src, dst) in v.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
+        for i0 in (0..rows).step_by(TILE) {
+            for j0 in (0..cols).step_by(TILE) {
+                for i in i0..(i0 + TILE).min(rows) {
+                    let row = &src[i * cols..(i + 1) * cols];
+                    for j in j0..(j0 + TILE).min(cols) {
+                        dst[j * rows + i] = row[j];
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The elements of `data` at `indices`, with `fill` (an element of the same variant,
 /// from `fill_of`) where an index is `None`.
 pub fn gather_or_fill(data: &Data, indices: &[Option<usize>], fill: &Data) -> Data {

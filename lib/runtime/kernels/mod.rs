@@ -91,6 +91,7 @@ mod resize;
 mod robustness;
 mod scalar;
 mod select;
+mod sgemm;
 mod shape;
 #[cfg(test)]
 mod testutil;

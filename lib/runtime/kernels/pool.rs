@@ -5,12 +5,13 @@
 //! element type after every addition, as a sum in that type does.
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 
 use super::data::{Prec, from_f64};
 use super::layout::{cartesian_offsets, result_count, strides};
 use super::{Call, Kernel, args};
 use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
+use crate::runtime::tensor::{Data, Tensor};
 use crate::runtime::value::Value;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -56,8 +57,12 @@ impl Windows {
     }
 
     /// `reduce` of every window of every plane, given the window's input offsets
-    /// (within a plane) and its size counting padding.
-    fn apply(&self, x: &[f64], reduce: impl Fn(&[f64], &[usize], f64) -> f64) -> Result<Vec<f64>> {
+    /// (within a plane) and its size counting padding. Planes are split over the pool.
+    fn apply<T: Copy + Default + Send + Sync>(
+        &self,
+        x: &[T],
+        reduce: impl Fn(&[T], &[usize], f64) -> T + Sync,
+    ) -> Result<Vec<T>> {
         let out_shape = self.output();
         let count = result_count(&out_shape)?;
         let in_block = result_count(&self.input)?;
@@ -89,12 +94,26 @@ impl Windows {
             }
         }
         starts.push(offsets.len());
-        let mut out = Vec::with_capacity(result_count(&[self.planes, count])?);
-        for p in 0..self.planes {
-            let plane = &x[p * in_block..(p + 1) * in_block];
-            for w in 0..count {
-                out.push(reduce(plane, &offsets[starts[w]..starts[w + 1]], sizes[w]));
+        let mut out = vec![T::default(); result_count(&[self.planes, count])?];
+        if count == 0 || in_block == 0 {
+            // No windows, or windows of nothing to read (reduce sees empty tap lists).
+            for (w, y) in out.iter_mut().enumerate() {
+                let w = w % count.max(1);
+                *y = reduce(&[], &offsets[starts[w]..starts[w + 1]], sizes[w]);
             }
+            return Ok(out);
+        }
+        let plane = |(p, y): (usize, &mut [T])| {
+            let plane = &x[p * in_block..(p + 1) * in_block];
+            for (w, y) in y.iter_mut().enumerate() {
+                *y = reduce(plane, &offsets[starts[w]..starts[w + 1]], sizes[w]);
+            }
+        };
+        // Small pools stay on this thread; rayon's split costs more than they do.
+        if offsets.len().saturating_mul(self.planes) > 1 << 15 {
+            out.par_chunks_mut(count).enumerate().for_each(plane);
+        } else {
+            out.chunks_mut(count).enumerate().for_each(plane);
         }
         Ok(out)
     }
@@ -236,23 +255,43 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         lead,
         input,
     };
+    // f32 compares exactly as its f64 image does, so f32 stays f32.
+    if let Data::F32(v) = &x.data {
+        let values = windows.apply(v, |plane, taps, _| max_of(plane, taps, f32::NEG_INFINITY))?;
+        return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
+    }
     let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
-        let mut m = f64::NEG_INFINITY;
-        for &t in taps {
-            let v = plane[t];
-            if v.is_nan() {
-                return v;
-            }
-            if v > m {
-                m = v;
-            }
-        }
-        m
+        max_of(plane, taps, f64::NEG_INFINITY)
     })?;
     args::ret(
         c,
         Tensor::new(windows.shape(), from_f64(x.data.dtype(), &values))?,
     )
+}
+
+/// The largest of `plane` at `taps`, `low` for none; the first NaN met wins.
+fn max_of<T: Copy + PartialOrd>(plane: &[T], taps: &[usize], low: T) -> T {
+    let mut m = low;
+    for &t in taps {
+        let v = plane[t];
+        // NaN is the one value unequal to itself.
+        #[allow(clippy::eq_op)]
+        if v != v {
+            return v;
+        }
+        if v > m {
+            m = v;
+        }
+    }
+    m
+}
+
+/// The f32 average of `plane` at `taps`: the sum rounded to f32 after each addition and
+/// the quotient rounded once, as the f64 domain at f32 precision computes them (one
+/// correctly rounded step each time, so f32 arithmetic gives the same numbers).
+fn average_f32(plane: &[f32], taps: &[usize], divisor: f64) -> f32 {
+    let sum = taps.iter().fold(0.0f32, |acc, &t| acc + plane[t]);
+    sum / divisor as f32
 }
 
 /// `avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -275,14 +314,20 @@ fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         input,
     };
     let prec = Prec(dtype);
+    let divisor_of = |taps: &[usize], padded_size: f64| match divisor {
+        Some(d) => d,
+        None if count_include_pad => padded_size,
+        None => taps.len() as f64,
+    };
+    if let Data::F32(v) = &x.data {
+        let values = windows.apply(v, |plane, taps, padded_size| {
+            average_f32(plane, taps, divisor_of(taps, padded_size))
+        })?;
+        return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
+    }
     let values = windows.apply(&x.data.to_f64(), |plane, taps, padded_size| {
         let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
-        let div = match divisor {
-            Some(d) => d,
-            None if count_include_pad => padded_size,
-            None => taps.len() as f64,
-        };
-        prec.round(sum / prec.round(div))
+        prec.round(sum / prec.round(divisor_of(taps, padded_size)))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
@@ -331,6 +376,12 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         input,
         axes,
     };
+    if let Data::F32(v) = &x.data {
+        let values = windows.apply(v, |plane, taps, _| {
+            average_f32(plane, taps, taps.len() as f64)
+        })?;
+        return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
+    }
     let prec = Prec(dtype);
     let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
         let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
@@ -500,5 +551,62 @@ mod tests {
             (t.shape.clone(), f32_values(&t)),
             (vec![1, 2, 1, 1], vec![1.5, 5.5])
         );
+    }
+
+    /// The f32 paths of the max and average pools against the f64 formulas (an f32 sum
+    /// rounded after every addition, one rounded quotient), bit for bit, on a pool big
+    /// enough to be split over threads.
+    #[test]
+    fn f32_pools_are_bit_identical_to_the_f64_formulas() {
+        let (planes, h, w) = (40, 17, 23);
+        let x = super::super::arith::tests::awkward_f32s(planes * h * w, 5);
+        // Mostly finite values, so averages are not all NaN.
+        let x: Vec<f32> = x
+            .iter()
+            .map(|v| {
+                if v.is_finite() {
+                    v.clamp(-1e6, 1e6)
+                } else {
+                    *v
+                }
+            })
+            .collect();
+        let input = f32s(&[2, planes / 2, h, w], &x);
+        let (shape, got) = max_pool2d(input.clone(), &[3, 3], &[2, 2], &[1, 1], &[1, 1], false);
+        assert_eq!(shape, vec![2, planes / 2, 9, 12]);
+        let (oh, ow) = (9, 12);
+        for p in 0..planes {
+            for i in 0..oh {
+                for j in 0..ow {
+                    let mut m = f64::NEG_INFINITY;
+                    'window: for di in 0..3 {
+                        for dj in 0..3 {
+                            let (y, z) = ((2 * i + di) as i64 - 1, (2 * j + dj) as i64 - 1);
+                            if y < 0 || z < 0 || y >= h as i64 || z >= w as i64 {
+                                continue;
+                            }
+                            let v = x[p * h * w + y as usize * w + z as usize] as f64;
+                            if v.is_nan() {
+                                m = v;
+                                break 'window;
+                            }
+                            m = m.max(v);
+                        }
+                    }
+                    let g = got[(p * oh + i) * ow + j];
+                    assert!(g.to_bits() == (m as f32).to_bits() || (g.is_nan() && m.is_nan()));
+                }
+            }
+        }
+        let args = [input, ints(&[1, 1])];
+        let t = run1("aten.adaptive_avg_pool2d", &args, unknown()).unwrap();
+        let got = f32_values(&t);
+        for p in 0..planes {
+            let sum = x[p * h * w..(p + 1) * h * w]
+                .iter()
+                .fold(0.0f64, |acc, &v| (acc + v as f64) as f32 as f64);
+            let want = (sum / (h * w) as f64) as f32;
+            assert!(got[p].to_bits() == want.to_bits() || (got[p].is_nan() && want.is_nan()));
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use anyhow::{Context as _, Result, bail};
 
-use super::data::gather;
+use super::data::{gather, transpose_matrices};
 use super::layout::{signed, strides, view_map};
 use super::{Call, Kernel, args};
 use crate::runtime::tensor::{Data, Quant, Tensor, checked_count};
@@ -178,10 +178,26 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     if perm.len() != rank {
         bail!("{perm:?} is not a permutation of {rank} dimensions");
     }
-    let in_strides = signed(&strides(&x.shape))?;
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
-    let view: Vec<isize> = perm.iter().map(|&p| in_strides[p]).collect();
-    let data = gather(&x.data, &view_map(&shape, &view, 0)?);
+    // Swapping the last two dimensions (the transposes of matmul and linear weights)
+    // takes the tiled copy; every other permutation, the general gather.
+    let swaps_last_two = rank >= 2
+        && perm[..rank - 2].iter().enumerate().all(|(i, &p)| p == i)
+        && perm[rank - 2..] == [rank - 1, rank - 2];
+    let tiled = if swaps_last_two {
+        let batch = checked_count(&x.shape[..rank - 2])?;
+        transpose_matrices(&x.data, batch, x.shape[rank - 2], x.shape[rank - 1])
+    } else {
+        None
+    };
+    let data = match tiled {
+        Some(data) => data,
+        None => {
+            let in_strides = signed(&strides(&x.shape))?;
+            let view: Vec<isize> = perm.iter().map(|&p| in_strides[p]).collect();
+            gather(&x.data, &view_map(&shape, &view, 0)?)
+        }
+    };
     let quant = keep_quant(x, |a| perm.iter().position(|&p| p == a))?;
     let mut t = Tensor::new(shape, data)?;
     t.quant = quant;
@@ -372,5 +388,26 @@ mod tests {
         let declared = ResultType::Tensor(TensorType::known(DType::F32, &[2, 3]));
         let out = run("tensor_static_info_cast", &[iota(&[2, 3])], &[declared]).unwrap();
         assert_eq!(out, vec![iota(&[2, 3])]);
+    }
+
+    /// The tiled transpose of the last two dimensions gives the general gather's
+    /// elements, across tile edges and with a batch in front.
+    #[test]
+    fn tiled_transpose_matches_the_gather() {
+        use super::super::data::gather;
+        use super::super::layout::{signed, strides, view_map};
+        let shape = [3usize, 37, 70];
+        let n: usize = shape.iter().product();
+        let x = Data::I32((0..n as i32).collect());
+        let t = run1(
+            "aten.transpose.int",
+            &[tensor(&shape, x.clone()), Value::Int(-1), Value::Int(1)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![3, 70, 37]);
+        let s = signed(&strides(&shape)).unwrap();
+        let want = gather(&x, &view_map(&[3, 70, 37], &[s[0], s[2], s[1]], 0).unwrap());
+        assert_eq!(t.data, want);
     }
 }

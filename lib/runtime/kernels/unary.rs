@@ -8,9 +8,10 @@
 use anyhow::Result;
 
 use super::data::{Prec, is_float};
-use super::zip::{arg, float_result, int_result, out_dtype, zip_float, zip_int};
+use super::zip::{arg, fast_f32_unary, float_result, int_result, out_dtype, zip_float, zip_int};
 use super::{Call, Kernel, args};
 use crate::onnx::dtype::DType;
+use crate::runtime::tensor::{Data, Tensor};
 use crate::runtime::value::Value;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -75,6 +76,12 @@ fn keep_ints(c: &Call, f: impl Fn(f64) -> f64, g: impl Fn(i64) -> i64) -> Result
 
 /// `max(x, 0)`; NaN stays NaN.
 fn relu(c: &Call) -> Result<Vec<Value>> {
+    let a = arg(c, 0)?;
+    if out_dtype(c, &[a])? == DType::F32
+        && let Some((shape, v)) = fast_f32_unary(&a, |x| if x < 0.0 { 0.0 } else { x })
+    {
+        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    }
     keep_ints(c, |x| if x < 0.0 { 0.0 } else { x }, |x| x.max(0))
 }
 

@@ -2,6 +2,7 @@
 //! into the f64 or i64 domain (see `data.rs`), combined element by element.
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 
 use super::Call;
 use super::args;
@@ -9,7 +10,7 @@ use super::data::{Prec, from_f64, from_i64};
 use super::layout::{broadcast_map, broadcast_shapes, result_count};
 use super::promote::{Operand, result_type};
 use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
+use crate::runtime::tensor::{Data, Tensor};
 use crate::runtime::value::Value;
 
 /// The most operands one element-wise op takes (`where`, `clamp.Tensor`).
@@ -137,6 +138,116 @@ pub fn zip_float(
     let inputs: Vec<(&[usize], Vec<f64>)> =
         args.iter().map(|a| (a.shape(), a.floats(prec))).collect();
     zip(&inputs, |x| Ok(prec.round(f(x))))
+}
+
+/// An operand of the f32 fast path: an f32 tensor's values, or a scalar rounded to f32 as
+/// `Arg::floats` rounds it.
+#[derive(Clone, Copy)]
+enum F32<'a> {
+    Values(&'a [f32]),
+    Scalar(f32),
+}
+
+impl<'a> F32<'a> {
+    fn of(a: &Arg<'a>) -> Option<F32<'a>> {
+        Some(match a {
+            Arg::Tensor(t) => match &t.data {
+                Data::F32(v) => F32::Values(v),
+                _ => return None,
+            },
+            Arg::Float(v) => F32::Scalar(*v as f32),
+            Arg::Int(v) => F32::Scalar(*v as f64 as f32),
+            Arg::Bool(v) => F32::Scalar(f32::from(u8::from(*v))),
+        })
+    }
+}
+
+/// Elements per rayon task in the fast paths: below this, splitting costs more than it
+/// saves.
+const CHUNK: usize = 1 << 15;
+
+/// `f` applied to each element of `x` into `out`, split over the pool when large.
+fn map_into<T: Copy + Sync, R: Send>(x: &[T], out: &mut [R], f: impl Fn(T) -> R + Sync) {
+    let body = |(x, y): (&[T], &mut [R])| {
+        for (x, y) in x.iter().zip(y.iter_mut()) {
+            *y = f(*x);
+        }
+    };
+    if x.len() > CHUNK {
+        x.par_chunks(CHUNK)
+            .zip(out.par_chunks_mut(CHUNK))
+            .for_each(body);
+    } else {
+        body((x, out));
+    }
+}
+
+/// A scalar operand as the f32 computation holds it (`None` for a tensor).
+pub fn scalar_f32(a: &Arg) -> Option<f32> {
+    match F32::of(a)? {
+        F32::Scalar(v) => Some(v),
+        F32::Values(_) => None,
+    }
+}
+
+/// The shape shared by the tensor operands, if they all have one and there is one.
+fn same_shape<'a>(args: &[&Arg<'a>]) -> Option<&'a [usize]> {
+    let mut shape: Option<&'a [usize]> = None;
+    for a in args {
+        if let Arg::Tensor(t) = a {
+            match shape {
+                Some(s) if s != t.shape.as_slice() => return None,
+                _ => shape = Some(&t.shape),
+            }
+        }
+    }
+    shape
+}
+
+/// `f` over an f32 tensor `x`, in f32: the fast path of element-wise kernels whose
+/// result is f32 and whose `f` gives in f32 the numbers the f64 domain gives (one
+/// correctly rounded step, or none). `None` when `x` is not an f32 tensor.
+pub fn fast_f32_unary(x: &Arg, f: impl Fn(f32) -> f32 + Sync) -> Option<(Vec<usize>, Vec<f32>)> {
+    let shape = same_shape(&[x])?;
+    let F32::Values(v) = F32::of(x)? else {
+        return None;
+    };
+    let mut out = vec![0.0f32; v.len()];
+    map_into(v, &mut out, f);
+    Some((shape.to_vec(), out))
+}
+
+/// `fast_f32_unary` for two operands: f32 tensors of one shape, or one of them a scalar
+/// (no other broadcast). `None` otherwise.
+pub fn fast_f32_binary(
+    a: &Arg,
+    b: &Arg,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> Option<(Vec<usize>, Vec<f32>)> {
+    let shape = same_shape(&[a, b])?;
+    let n: usize = shape.iter().product();
+    let mut out = vec![0.0f32; n];
+    match (F32::of(a)?, F32::of(b)?) {
+        (F32::Values(a), F32::Values(b)) => {
+            let body = |((a, b), y): ((&[f32], &[f32]), &mut [f32])| {
+                for ((a, b), y) in a.iter().zip(b).zip(y.iter_mut()) {
+                    *y = f(*a, *b);
+                }
+            };
+            if n > CHUNK {
+                a.par_chunks(CHUNK)
+                    .zip(b.par_chunks(CHUNK))
+                    .zip(out.par_chunks_mut(CHUNK))
+                    .for_each(body);
+            } else {
+                body(((a, b), &mut out));
+            }
+        }
+        (F32::Values(a), F32::Scalar(b)) => map_into(a, &mut out, |a| f(a, b)),
+        (F32::Scalar(a), F32::Values(b)) => map_into(b, &mut out, |b| f(a, b)),
+        (F32::Scalar(_), F32::Scalar(_)) => return None,
+    }
+    Some((shape.to_vec(), out))
 }
 
 /// `f` over `args` in the i64 domain.
