@@ -661,7 +661,7 @@ struct Gemm<'a> {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
 unsafe fn gemm_item_avx512(g: &Gemm, scratch: &mut Scratch, item: usize) {
     gemm_item(g, scratch, item)
 }
@@ -844,8 +844,24 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
                         even_bytes(isa, d, s.first_chunk::<64>().unwrap_or(&[0; 64]));
                     }
                     _ => {
-                        for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
-                            *d = src[2 * i];
+                        // Runs of 16 to 31: two 16-byte chunks, overlapping.
+                        let pair = (
+                            inner.first_chunk_mut::<16>().is_some(),
+                            src.get(2 * n.saturating_sub(16)..).map_or(0, <[u8]>::len) >= 32,
+                        );
+                        if whole == 0 && pair == (true, true) {
+                            for at in [0, n - 16] {
+                                if let (Some(d), Some(s)) = (
+                                    inner[at..].first_chunk_mut::<16>(),
+                                    src[2 * at..].first_chunk::<32>(),
+                                ) {
+                                    even_bytes16(isa, d, s);
+                                }
+                            }
+                        } else {
+                            for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
+                                *d = src[2 * i];
+                            }
                         }
                     }
                 }
@@ -854,6 +870,26 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
                 for (d, v) in inner.iter_mut().zip(src[start..].iter().step_by(stride)) {
                     *d = *v;
                 }
+            }
+        }
+    }
+}
+
+/// `even_bytes` for 16 bytes.
+#[inline(always)]
+fn even_bytes16(isa: Isa, dst: &mut [u8; 16], src: &[u8; 32]) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the instruction set (avx512bw with vl) was detected on this CPU;
+        // both arrays are exactly one register wide.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            use std::arch::x86_64::*;
+            let v = _mm256_loadu_si256(src.as_ptr() as *const _);
+            _mm_storeu_si128(dst.as_mut_ptr() as *mut _, _mm256_cvtepi16_epi8(v));
+        },
+        _ => {
+            for (j, d) in dst.iter_mut().enumerate() {
+                *d = src[2 * j];
             }
         }
     }

@@ -231,3 +231,15 @@ fn long_rows_take_the_chunked_copies() {
         check(&c, seed);
     }
 }
+
+#[test]
+fn stride_two_runs_of_every_length() {
+    // Output widths 7 to 40 at stride 2: scalar runs, two overlapping 16-byte chunks,
+    // and whole 32-byte chunks with a tail.
+    for (width, seed) in [(14, 600), (33, 601), (47, 602), (62, 603), (81, 604)] {
+        let mut c = case(&[1, 2, 4, width], &[3, 2, 1, 3], 1);
+        c.stride = vec![2, 2];
+        c.padding = vec![0, 1];
+        check(&c, seed);
+    }
+}

@@ -50,6 +50,7 @@ impl Isa {
             Isa::Avx512Vnni => {
                 is_x86_feature_detected!("avx512f")
                     && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("avx512vl")
                     && is_x86_feature_detected!("avx512vnni")
             }
             #[cfg(target_arch = "x86_64")]
