@@ -2,6 +2,7 @@
 
 mod fuse;
 mod fuse_elementwise;
+mod fuse_max_pool;
 mod fuse_pool;
 pub mod io;
 pub mod kernels;

@@ -18,7 +18,7 @@ use super::fuse::{self, Operand};
 use super::kernels::{self, Call, Kernel, Prepared, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
-use super::{fuse_elementwise, fuse_pool};
+use super::{fuse_elementwise, fuse_max_pool, fuse_pool};
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
 
@@ -258,7 +258,8 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     let fused = match name {
         "torch.aten.quantize_per_tensor" => fuse::match_quantized(op)
             .or_else(|| fuse_elementwise::match_quantized(op))
-            .or_else(|| fuse_pool::match_quantized(op)),
+            .or_else(|| fuse_pool::match_quantized(op))
+            .or_else(|| fuse_max_pool::match_quantized(op)),
         "torch.aten.int_repr" if b.single_use(op.operand(0)?) => fuse::match_int_repr(op),
         "torch.aten.dequantize.self" => fuse::match_dequantized(op),
         _ => None,

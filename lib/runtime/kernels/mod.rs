@@ -74,7 +74,7 @@ mod layout;
 mod matmul;
 mod norm;
 mod pad;
-mod pool;
+pub mod pool;
 mod promote;
 mod qconv;
 mod qgemm;

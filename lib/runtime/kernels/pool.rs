@@ -11,7 +11,7 @@ use super::data::{Prec, from_f64};
 use super::layout::{cartesian_offsets, result_count, strides};
 use super::{Call, Kernel, args};
 use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
+use crate::runtime::tensor::{Data, Quant, Tensor};
 use crate::runtime::value::Value;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -122,6 +122,15 @@ impl Windows {
 /// The input split into leading plane dimensions and `n` spatial ones; torch takes
 /// an optional batch dimension in front of the channels.
 fn split_input(x: &Tensor, n: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+    if x.quant.is_some() {
+        bail!("pooling a quantized tensor is not supported; pool its values");
+    }
+    split_shape(x, n)
+}
+
+/// `split_input` without the check that the tensor is not quantized: the quantized
+/// max pool reads the integers.
+fn split_shape(x: &Tensor, n: usize) -> Result<(Vec<usize>, Vec<usize>)> {
     if x.rank() != n + 1 && x.rank() != n + 2 {
         bail!(
             "a {n}-d pool of a tensor of shape {:?}: expected rank {} or {}",
@@ -129,9 +138,6 @@ fn split_input(x: &Tensor, n: usize) -> Result<(Vec<usize>, Vec<usize>)> {
             n + 1,
             n + 2
         );
-    }
-    if x.quant.is_some() {
-        bail!("pooling a quantized tensor is not supported; pool its values");
     }
     let (lead, spatial) = x.shape.split_at(x.rank() - n);
     Ok((lead.to_vec(), spatial.to_vec()))
@@ -267,6 +273,74 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         c,
         Tensor::new(windows.shape(), from_f64(x.data.dtype(), &values))?,
     )
+}
+
+/// `quantize_per_tensor(max_poolNd(dequantize(x)))` with the quantize's parameters
+/// equal to x's, run on x's 8-bit integers (see `runtime::fuse_max_pool`). Operands:
+/// x, kernel, stride, padding, dilation, ceil_mode, y_scale, y_zero_point. A window
+/// wholly in the padding gives the type's lowest value, as quantizing -inf does.
+pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let n = c.arg(1)?.as_int_list()?.len();
+    let (lead, input) = split_shape(x, n)?;
+    let sliding = Sliding::read(c, n, Some(4), 5)?;
+    let windows = Windows {
+        planes: result_count(&lead)?,
+        axes: sliding.window_list(&input)?,
+        lead,
+        input,
+    };
+    let data = match (&x.data, n) {
+        (Data::U8(v), 2) => Data::U8(separable_max(&windows, v, u8::MIN)?),
+        (Data::I8(v), 2) => Data::I8(separable_max(&windows, v, i8::MIN)?),
+        (Data::U8(v), _) => Data::U8(windows.apply(v, |p, taps, _| max_of(p, taps, u8::MIN))?),
+        (Data::I8(v), _) => Data::I8(windows.apply(v, |p, taps, _| max_of(p, taps, i8::MIN))?),
+        (other, _) => bail!("a quantized max pool of {} values", other.dtype()),
+    };
+    let mut t = Tensor::new(windows.shape(), data)?;
+    t.quant = Some(Quant::PerTensor {
+        scale: args::float(c, 6)?,
+        zero_point: args::int(c, 7)?,
+    });
+    args::ret(c, t)
+}
+
+/// A 2-D max pool of integers in two passes: each input row's maxima over the column
+/// windows, then, per output row, the maxima of those rows over the row window — the
+/// same maxima (integers have no NaN to order), with the second pass running along
+/// contiguous rows.
+fn separable_max<T: Copy + Ord + Default + Send + Sync>(
+    w: &Windows,
+    x: &[T],
+    low: T,
+) -> Result<Vec<T>> {
+    let [rows, cols] = [&w.axes[0], &w.axes[1]];
+    let (ih, iw) = (w.input[0], w.input[1]);
+    let (oh, ow) = (rows.len(), cols.len());
+    let plane_out = result_count(&[oh, ow])?;
+    let mut out = vec![low; result_count(&[w.planes, plane_out])?];
+    if plane_out == 0 || ih * iw == 0 {
+        return Ok(out);
+    }
+    out.par_chunks_mut(plane_out)
+        .zip(x.par_chunks(ih * iw))
+        .for_each_init(Vec::new, |across, (y, plane)| {
+            across.clear();
+            for row in plane.chunks_exact(iw) {
+                across.extend(
+                    cols.iter()
+                        .map(|c| c.taps.iter().fold(low, |m, &i| m.max(row[i]))),
+                );
+            }
+            for (window, y) in rows.iter().zip(y.chunks_exact_mut(ow)) {
+                for &r in &window.taps {
+                    for (m, &v) in y.iter_mut().zip(&across[r * ow..(r + 1) * ow]) {
+                        *m = (*m).max(v);
+                    }
+                }
+            }
+        });
+    Ok(out)
 }
 
 /// The largest of `plane` at `taps`, `low` for none; the first NaN met wins.
