@@ -1,5 +1,6 @@
 //! qlower: lowers quantized ONNX models into MLIR with explicit quantization.
 
+pub mod budget;
 pub mod conversion;
 pub mod dialect;
 pub mod import;

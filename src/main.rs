@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use qlower::budget::{parse_bytes, set_max_tensor_bytes};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
 use qlower::output::write_output;
@@ -27,6 +28,11 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     compile: CompileArgs,
+    /// Refuse any tensor larger than this many bytes (a model's initializer, a run-time
+    /// input or intermediate result, a folded constant) before allocating it.
+    /// Accepts K, M, G and T suffixes (binary multiples).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+    max_tensor_bytes: u64,
 }
 
 #[derive(Args)]
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    set_max_tensor_bytes(cli.max_tensor_bytes);
     match cli.command {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
