@@ -2,6 +2,8 @@
 
 pub mod budget;
 pub mod conversion;
+#[cfg(test)]
+mod deep_graph_tests;
 pub mod dialect;
 pub mod import;
 pub mod ir;

@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand};
 use qlower::budget::{parse_bytes, set_max_tensor_bytes};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
-use qlower::output::write_output;
+use qlower::output::write_display;
 use qlower::pipeline::{Emit, Options, PassOptions, compile};
 use qlower::timing::PhaseTimer;
 use qlower::transforms::FoldLimits;
@@ -133,11 +133,12 @@ fn compile_command(args: CompileArgs) -> Result<()> {
     for w in &compiled.warnings {
         eprintln!("warning: {w}");
     }
+    // The model's initializers are in the module now; its bytes are no longer needed
+    // while the module prints.
+    drop(model);
     timer.lap("import and passes");
-    let text = compiled.module.as_operation().to_string();
-    timer.lap("print");
-    write_output(&args.output, &text)?;
-    timer.lap("write");
+    write_display(&args.output, &compiled.module.as_operation())?;
+    timer.lap("print and write");
     timer.report();
     Ok(())
 }

@@ -53,14 +53,16 @@ pub fn op_pattern(
     body: Box<PatternFn>,
 ) -> RewritePattern {
     let callback = move |_pattern, raw_op, raw_rewriter| {
-        // SAFETY: the driver hands us a live operation and rewriter for this call only;
-        // neither handle escapes the callback.
+        // SAFETY: the driver hands us a live operation for this call only, and the
+        // handle does not escape the callback.
         let op = unsafe { OperationRef::from_raw(raw_op) };
+        // SAFETY: likewise for the rewriter, live and ours for this call only.
         let rewriter = unsafe { PatternRewriter::from_raw(raw_rewriter) };
         let base = rewriter.as_rewriter_base();
-        // `to_ref` points into the `ContextRef` it is called on, so that value must
-        // outlive every use of the reference: keep it in a local for the whole call.
         let context_ref = op.context();
+        // SAFETY: `to_ref` points into the `ContextRef` it is called on, so that value
+        // must outlive every use of the reference: it is a local that lives for the
+        // whole call, and the reference is not returned.
         let context = unsafe { context_ref.to_ref() };
         let outcome =
             panics::inside_pattern(|| catch_unwind(AssertUnwindSafe(|| body(context, op, base))));
