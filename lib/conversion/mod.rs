@@ -131,15 +131,14 @@ impl Leftovers {
 /// an error quoting the rule's reason; ops without a rule are returned as leftovers.
 pub fn convert_onnx_to_torch(context: &Context, module: &mut Module) -> Result<Leftovers> {
     let log = Rc::new(FailureLog::default());
-    let mut patterns = Vec::new();
-    patterns.push(rewrite::op_pattern(
+    let patterns = vec![rewrite::op_pattern(
         context,
         "torch.operator",
         1,
         &[],
         Rc::clone(&log),
         Box::new(dispatch),
-    ));
+    )];
     rewrite::apply_greedily(context, module, patterns)?;
     legality::check(module, registry(), &log)
 }
