@@ -97,3 +97,7 @@ if __name__ == "__main__":
         save(model([h.make_node("Pad", ["x", "pads"], ["y"], name="pad")],
                    [vi("x", T.FLOAT, [1, 1])], [vi("y", T.FLOAT, [n, n])], [pads]), name)
     np.save(os.path.join(HERE, "x_1x1.npy"), np.ones((1, 1), np.float32))
+
+    # A NUL byte in .mlir text (found by the mlir_plan fuzz target: it made melior panic).
+    with open(os.path.join(HERE, "nul_byte.mlir"), "wb") as f:
+        f.write(b"func.func @f() {\0}\n")
