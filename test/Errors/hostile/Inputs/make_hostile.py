@@ -101,3 +101,9 @@ if __name__ == "__main__":
     # A NUL byte in .mlir text (found by the mlir_plan fuzz target: it made melior panic).
     with open(os.path.join(HERE, "nul_byte.mlir"), "wb") as f:
         f.write(b"func.func @f() {\0}\n")
+
+    # Regions nested 300 deep: past the parser's bound (about 5,000 levels overflowed
+    # the stack in MLIR's recursive parser).
+    n = 300
+    with open(os.path.join(HERE, "deep_regions.mlir"), "w") as f:
+        f.write("func.func @f() {\n" + '"t.op"() ({\n' * n + '"t.end"() : () -> ()\n' + "}) : () -> ()\n" * n + "return\n}\n")
