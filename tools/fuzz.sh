@@ -9,7 +9,7 @@
 # fuzz/corpus/TARGET, where the fuzzer also keeps what it finds; crashes land in
 # fuzz/artifacts/TARGET. Only a stable toolchain is assumed: RUSTC_BOOTSTRAP=1 lets it take
 # the nightly-only flags that cargo-fuzz passes. FUZZ_SANITIZER (default address) picks
-# the sanitizer; `none` is faster.
+# the sanitizer; `none` is faster. FUZZ_ARGS adds libFuzzer flags (e.g. -max_len=65536).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -44,5 +44,5 @@ for t in "${targets[@]}"; do
     # -timeout: one input running longer than that is a hang, reported like a crash.
     # -rss_limit_mb: a run that allocates past it is an unbounded allocation.
     cargo fuzz run -s "$sanitizer" "$t" "fuzz/corpus/$t" </dev/null -- \
-        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1
+        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 ${FUZZ_ARGS:-}
 done
