@@ -1,6 +1,9 @@
 //! qlower: lowers quantized ONNX models into MLIR with explicit quantization.
 
+pub mod budget;
 pub mod conversion;
+#[cfg(test)]
+mod deep_graph_tests;
 pub mod dialect;
 pub mod import;
 pub mod ir;

@@ -1,7 +1,8 @@
 //! Writes results so that a failure never leaves a partial file behind: the text goes to
 //! a temporary file in the destination's directory, which is then renamed into place.
 
-use std::io::Write;
+use std::fmt;
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -12,10 +13,51 @@ pub fn write_output(dest: &Path, text: &str) -> Result<()> {
 }
 
 /// Writes `bytes` to `dest` (standard output for `-`) through a temporary file.
-pub fn write_bytes(dest: &Path, text: &[u8]) -> Result<()> {
+pub fn write_bytes(dest: &Path, bytes: &[u8]) -> Result<()> {
+    write_with(dest, |w| w.write_all(bytes))
+}
+
+/// Prints `value` straight into `dest` (standard output for `-`), never holding the
+/// whole text: a module with large constants prints to twice their size in hex, so
+/// building the string first would double the compiler's peak memory.
+pub fn write_display(dest: &Path, value: &impl fmt::Display) -> Result<()> {
+    write_with(dest, |w| {
+        let mut buffered = BufWriter::with_capacity(1 << 20, w);
+        let mut adapter = IoAdapter {
+            out: &mut buffered,
+            error: None,
+        };
+        if fmt::write(&mut adapter, format_args!("{value}")).is_err() {
+            return Err(adapter
+                .error
+                .unwrap_or_else(|| io::Error::other("formatting failed")));
+        }
+        buffered.flush()
+    })
+}
+
+/// Forwards formatted text to an `io::Write`, keeping the I/O error that `fmt::Error`
+/// cannot carry.
+struct IoAdapter<'a, W: Write> {
+    out: &'a mut W,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> fmt::Write for IoAdapter<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.out.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            fmt::Error
+        })
+    }
+}
+
+/// Runs `write` on `dest`: standard output for `-`, else a temporary file in the same
+/// directory, renamed over `dest` only when everything was written.
+fn write_with(dest: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     if dest.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text)
+        let mut out = io::stdout().lock();
+        write(&mut out)
             .and_then(|_| out.flush())
             .context("writing to standard output")?;
         return Ok(());
@@ -26,7 +68,7 @@ pub fn write_bytes(dest: &Path, text: &[u8]) -> Result<()> {
     };
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a file in '{}'", dir.display()))?;
-    tmp.write_all(text)
+    write(tmp.as_file_mut())
         .and_then(|_| tmp.flush())
         .with_context(|| format!("writing '{}'", dest.display()))?;
     tmp.persist(dest)
@@ -46,6 +88,15 @@ mod tests {
         std::fs::write(&dest, "old contents that are longer").unwrap();
         write_output(&dest, "new").unwrap();
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn displayed_values_stream_into_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.mlir");
+        write_display(&dest, &format_args!("{}-{}", "a", 7)).unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "a-7");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

@@ -9,7 +9,7 @@ use half::{bf16, f16};
 use qlower::onnx::dtype::DType;
 use qlower::runtime::io::read_tensor;
 use qlower::runtime::plan::{Plan, Port};
-use qlower::runtime::tensor::{Data, Tensor, bounded_count};
+use qlower::runtime::tensor::{Data, Tensor, bounded_bytes};
 
 /// Parses `NAME=FILE`.
 pub fn parse_binding(s: &str) -> Result<(String, PathBuf), String> {
@@ -63,8 +63,9 @@ pub fn random_input(port: &Port, seed: u64) -> Result<Tensor> {
         );
     };
     let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    let dtype = port.ty.dtype.unwrap_or(DType::F32);
     // The size comes from the model, so it is bounded before anything is allocated.
-    let n = bounded_count(&shape).with_context(|| format!("input '{}'", port.name))?;
+    let n = bounded_bytes(&shape, dtype).with_context(|| format!("input '{}'", port.name))?;
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move || {
         state ^= state << 13;
@@ -73,7 +74,6 @@ pub fn random_input(port: &Port, seed: u64) -> Result<Tensor> {
         state
     };
     let mut unit = move || (next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-    let dtype = port.ty.dtype.unwrap_or(DType::F32);
     let data = match dtype {
         DType::F32 => Data::F32((0..n).map(|_| unit() as f32).collect()),
         DType::F64 => Data::F64((0..n).map(|_| unit()).collect()),

@@ -12,9 +12,10 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use qlower::budget::{parse_bytes, set_max_tensor_bytes};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
-use qlower::output::write_output;
+use qlower::output::write_display;
 use qlower::pipeline::{Emit, Options, PassOptions, compile};
 use qlower::timing::PhaseTimer;
 use qlower::transforms::FoldLimits;
@@ -27,6 +28,11 @@ struct Cli {
     command: Option<Command>,
     #[command(flatten)]
     compile: CompileArgs,
+    /// Refuse any tensor larger than this many bytes (a model's initializer, a run-time
+    /// input or intermediate result, a folded constant) before allocating it.
+    /// Accepts K, M, G and T suffixes (binary multiples).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+    max_tensor_bytes: u64,
 }
 
 #[derive(Args)]
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    set_max_tensor_bytes(cli.max_tensor_bytes);
     match cli.command {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
@@ -126,11 +133,12 @@ fn compile_command(args: CompileArgs) -> Result<()> {
     for w in &compiled.warnings {
         eprintln!("warning: {w}");
     }
+    // The model's initializers are in the module now; its bytes are no longer needed
+    // while the module prints.
+    drop(model);
     timer.lap("import and passes");
-    let text = compiled.module.as_operation().to_string();
-    timer.lap("print");
-    write_output(&args.output, &text)?;
-    timer.lap("write");
+    write_display(&args.output, &compiled.module.as_operation())?;
+    timer.lap("print and write");
     timer.report();
     Ok(())
 }

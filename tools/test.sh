@@ -18,3 +18,7 @@ echo "== cargo test (unit, lit runner, downstream acceptance, conformance, diffe
 cargo test --all-targets
 echo "== LLVM lit + FileCheck on the same files"
 QLOWER_BIN_DIR="$repo/target/debug" .venv/bin/lit -sv test/
+echo "== AddressSanitizer on the kernel tests (tools/asan.sh)"
+bash tools/asan.sh
+echo "== fuzz smoke run: 20 s per target under ASan (tools/fuzz.sh; long runs are done by hand)"
+bash tools/fuzz.sh all 20

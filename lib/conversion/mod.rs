@@ -38,7 +38,7 @@ use std::sync::OnceLock;
 use anyhow::{Result, anyhow};
 use melior::ir::Module;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::{Context, RewritePatternSet, RewriterBase};
+use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
@@ -131,16 +131,15 @@ impl Leftovers {
 /// an error quoting the rule's reason; ops without a rule are returned as leftovers.
 pub fn convert_onnx_to_torch(context: &Context, module: &mut Module) -> Result<Leftovers> {
     let log = Rc::new(FailureLog::default());
-    let patterns = RewritePatternSet::new(context);
-    patterns.add(rewrite::op_pattern(
+    let patterns = vec![rewrite::op_pattern(
         context,
         "torch.operator",
         1,
         &[],
         Rc::clone(&log),
         Box::new(dispatch),
-    ));
-    rewrite::apply_greedily(module, patterns)?;
+    )];
+    rewrite::apply_greedily(context, module, patterns)?;
     legality::check(module, registry(), &log)
 }
 

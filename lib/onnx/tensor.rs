@@ -8,6 +8,7 @@ use bytes::Bytes;
 use super::dtype::DType;
 use super::external_data;
 use super::proto::TensorProto;
+use crate::budget::{max_tensor_bytes, show_bytes};
 
 /// A decoded constant tensor: dtype, shape and the elements as little-endian bytes
 /// (one byte per boolean), exactly `dims.product() * dtype.size()` long.
@@ -84,6 +85,14 @@ pub fn decode(t: &TensorProto, model_dir: Option<&Path>) -> Result<TensorData> {
     let expected = count
         .checked_mul(dtype.size())
         .context("tensor byte size overflows")?;
+    // Before reading external data, whose size the model alone declares.
+    ensure!(
+        expected as u64 <= max_tensor_bytes(),
+        "shape {:?} of {dtype} needs {}, over the {} budget (see --max-tensor-bytes)",
+        t.dims,
+        show_bytes(expected as u64),
+        show_bytes(max_tensor_bytes())
+    );
 
     let bytes = if t.data_location == 1 {
         let dir = model_dir.context("external data needs the model's directory")?;

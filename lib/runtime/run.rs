@@ -5,8 +5,9 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, bail};
 
 use super::kernels::Call;
-use super::plan::{Plan, check_results};
-use super::tensor::Tensor;
+use super::kernels::ResultType;
+use super::plan::{Plan, Step, check_results};
+use super::tensor::{Tensor, bounded_bytes};
 use super::value::Value;
 
 impl Plan {
@@ -36,6 +37,7 @@ impl Plan {
             slots[port.slot] = Some(Value::tensor(t));
         }
         for step in &self.steps {
+            check_budget(step)?;
             let args = step
                 .args
                 .iter()
@@ -105,4 +107,19 @@ fn shape_text(dims: &[Option<i64>]) -> String {
         .map(|d| d.map(|n| n.to_string()).unwrap_or_else(|| "?".into()))
         .collect();
     format!("[{}]", parts.join(", "))
+}
+
+/// Refuses a step whose declared result is over the tensor budget before its kernel
+/// allocates it. Results of dynamic shape are checked by the kernels themselves, when
+/// they know the size.
+fn check_budget(step: &Step) -> Result<()> {
+    for ty in &step.result_types {
+        let ResultType::Tensor(t) = ty else { continue };
+        let (Some(dtype), Some(dims)) = (t.dtype, t.static_dims()) else {
+            continue;
+        };
+        let shape: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
+        bounded_bytes(&shape, dtype).with_context(|| format!("{}: result", step.op))?;
+    }
+    Ok(())
 }

@@ -4,6 +4,8 @@
 use anyhow::{Result, bail};
 use half::{bf16, f16};
 
+use crate::budget::show_bytes;
+pub use crate::budget::{DEFAULT_MAX_TENSOR_BYTES, max_tensor_bytes, set_max_tensor_bytes};
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
 
@@ -278,9 +280,8 @@ impl Tensor {
     }
 }
 
-/// The largest element count a tensor may have: 2^34 (64 GiB of f32). Larger shapes
-/// are refused with an error rather than left to abort the process when the
-/// allocation fails (or to panic when its size overflows).
+/// The largest element count a tensor may have: 2^34 (64 GiB of f32), whatever the
+/// byte budget says, so that sizes computed from it never overflow.
 pub const MAX_ELEMENTS: usize = if usize::BITS >= 64 {
     (1u64 << 34) as usize
 } else {
@@ -289,15 +290,47 @@ pub const MAX_ELEMENTS: usize = if usize::BITS >= 64 {
 
 /// The element count of a tensor of `shape` about to be allocated, refusing shapes
 /// whose count (or whose product of non-zero sizes, which bounds every partial
-/// product) exceeds `MAX_ELEMENTS`.
+/// product) exceeds `MAX_ELEMENTS` or the byte budget. Callers that do not know the
+/// element type get the budget applied at one byte per element, a lower bound;
+/// `bounded_bytes` applies it exactly.
 pub fn bounded_count(shape: &[usize]) -> Result<usize> {
+    count_within(shape, max_tensor_bytes())
+}
+
+fn count_within(shape: &[usize], budget: u64) -> Result<usize> {
+    // The product of the non-zero sizes bounds every partial product the kernels
+    // compute (strides, offsets), even when a zero makes the tensor empty.
     let nonzero = shape.iter().filter(|&&d| d != 0).try_fold(1usize, |n, &d| {
         n.checked_mul(d).filter(|&n| n <= MAX_ELEMENTS)
     });
-    if nonzero.is_none() {
-        bail!("a tensor of shape {shape:?} is too large");
+    let count = checked_count(shape).ok();
+    match (nonzero, count) {
+        (Some(_), Some(n)) if n as u64 <= budget => Ok(n),
+        _ => bail!(
+            "a tensor of shape {shape:?} is too large (over the {} budget, see --max-tensor-bytes)",
+            show_bytes(budget)
+        ),
     }
-    checked_count(shape)
+}
+
+/// The element count of a tensor of `shape` and `dtype` about to be allocated, refusing
+/// it when its bytes exceed the budget (or the element count overflows).
+pub fn bounded_bytes(shape: &[usize], dtype: DType) -> Result<usize> {
+    bytes_within(shape, dtype, max_tensor_bytes())
+}
+
+fn bytes_within(shape: &[usize], dtype: DType, budget: u64) -> Result<usize> {
+    let n = count_within(shape, budget)?;
+    let bytes = n as u128 * dtype.storage().size() as u128;
+    if bytes > budget as u128 {
+        bail!(
+            "a tensor of shape {shape:?} and type {} needs {}, over the {} budget (see --max-tensor-bytes)",
+            dtype.onnx_name(),
+            show_bytes(bytes as u64),
+            show_bytes(budget)
+        );
+    }
+    Ok(n)
 }
 
 /// The element count of `shape`, refusing overflow.
@@ -312,6 +345,21 @@ pub fn checked_count(shape: &[usize]) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_budget_counts_element_sizes() {
+        assert_eq!(bytes_within(&[1024], DType::F32, 4096).unwrap(), 1024);
+        let e = bytes_within(&[1025], DType::F32, 4096).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a tensor of shape [1025] and type FLOAT needs 4.0 KiB, over the 4 KiB budget (see --max-tensor-bytes)"
+        );
+        assert!(bytes_within(&[4096], DType::U8, 4096).is_ok());
+        assert!(count_within(&[4097], 4096).is_err());
+        // An overflowing count is refused however large the budget.
+        assert!(bytes_within(&[1 << 40, 1 << 40], DType::U8, u64::MAX).is_err());
+        assert_eq!(bytes_within(&[0, 1 << 20], DType::F64, 1).unwrap(), 0);
+    }
 
     #[test]
     fn bytes_round_trip_for_every_storage_type() {

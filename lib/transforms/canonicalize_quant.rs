@@ -11,7 +11,7 @@ use std::rc::Rc;
 use anyhow::Result;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Value as MlirValue, ValueLike};
-use melior::{Context, RewritePatternSet, RewriterBase};
+use melior::{Context, RewriterBase};
 
 use super::constants::{constant_of, defining_op, op_name};
 use super::fold_constants::replace_with_constants;
@@ -26,7 +26,7 @@ const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
     let log = Rc::new(FailureLog::default());
-    let patterns = RewritePatternSet::new(context);
+    let mut patterns = Vec::new();
     let rules: [(&str, &[&str], Box<rewrite::PatternFn>); 3] = [
         (
             "torch.aten._make_per_tensor_quantized_tensor",
@@ -45,7 +45,7 @@ pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> 
         ),
     ];
     for (root, generated, body) in rules {
-        patterns.add(rewrite::op_pattern(
+        patterns.push(rewrite::op_pattern(
             context,
             root,
             1,
@@ -54,7 +54,7 @@ pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> 
             body,
         ));
     }
-    rewrite::apply_greedily(module, patterns)?;
+    rewrite::apply_greedily(context, module, patterns)?;
     super::merge::merge_duplicates(context, module);
     Ok(())
 }

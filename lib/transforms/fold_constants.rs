@@ -8,7 +8,7 @@ use std::rc::Rc;
 use anyhow::{Result, anyhow};
 use melior::ir::Module;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::{Context, RewritePatternSet, RewriterBase};
+use melior::{Context, RewriterBase};
 
 use super::constants::{constant_of, elements, fits, is_constant, materialize, op_name};
 use super::fold_onnx;
@@ -48,14 +48,14 @@ pub fn fold_constants(context: &Context, module: &mut Module, limits: FoldLimits
         return Ok(());
     }
     let log = Rc::new(FailureLog::default());
-    let patterns = RewritePatternSet::new(context);
+    let mut patterns = Vec::new();
     for root in &roots {
         let body: Box<rewrite::PatternFn> = if root == "torch.operator" {
             Box::new(move |c, op, r| fold_onnx::fold(c, op, r, limits))
         } else {
             Box::new(move |c, op, r| fold_torch(c, op, r, limits))
         };
-        patterns.add(rewrite::op_pattern(
+        patterns.push(rewrite::op_pattern(
             context,
             root,
             1,
@@ -71,7 +71,7 @@ pub fn fold_constants(context: &Context, module: &mut Module, limits: FoldLimits
             body,
         ));
     }
-    rewrite::apply_greedily(module, patterns)
+    rewrite::apply_greedily(context, module, patterns)
 }
 
 fn fold_torch<'c, 'a>(

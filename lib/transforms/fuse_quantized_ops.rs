@@ -29,7 +29,7 @@ use std::rc::Rc;
 use anyhow::{Result, anyhow};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Value, ValueLike};
-use melior::{Context, RewritePatternSet, RewriterBase};
+use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::ops::dense_attribute_data;
@@ -65,9 +65,9 @@ const GENERATED: &[&str] = &[
 /// Runs the fusion over `module`.
 pub fn fuse_quantized_ops(context: &Context, module: &mut Module) -> Result<()> {
     let log = Rc::new(FailureLog::default());
-    let patterns = RewritePatternSet::new(context);
+    let mut patterns = Vec::new();
     for root in [CONVOLUTION, MATMUL, MM] {
-        patterns.add(rewrite::op_pattern(
+        patterns.push(rewrite::op_pattern(
             context,
             root,
             1,
@@ -76,7 +76,7 @@ pub fn fuse_quantized_ops(context: &Context, module: &mut Module) -> Result<()> 
             Box::new(fuse),
         ));
     }
-    rewrite::apply_greedily(module, patterns)
+    rewrite::apply_greedily(context, module, patterns)
 }
 
 fn tensor_type(v: Value) -> Option<TensorType> {

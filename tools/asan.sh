@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs the kernel unit tests (and any extra test filters given) under AddressSanitizer
+# and LeakSanitizer:
+#
+#   tools/asan.sh [FILTER...]       (default filters: runtime::kernels rewrite::)
+#
+# The SIMD kernels use `unsafe` intrinsics and raw pointers; ASan checks every access
+# they make against the real allocation, which the portable-vs-SIMD comparison tests
+# alone cannot. `rewrite::` holds the driver's leak regression test. Only a stable
+# toolchain is assumed: RUSTC_BOOTSTRAP=1 lets it take -Zsanitizer. --target is needed
+# so that the sanitizer flags reach the tests but not the build scripts and proc macros.
+# The build goes to target/x86_64-unknown-linux-gnu (first run: several minutes).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+filters=("$@")
+[[ ${#filters[@]} -eq 0 ]] && filters=(runtime::kernels rewrite::)
+
+export RUSTC_BOOTSTRAP=1
+export RUSTFLAGS="-Zsanitizer=address"
+export RUSTDOCFLAGS="-Zsanitizer=address"
+# MLIR's static libraries define some globals twice, harmlessly; leaks stay on.
+export ASAN_OPTIONS="detect_odr_violation=0:detect_leaks=1"
+cargo test --lib --target x86_64-unknown-linux-gnu </dev/null -- "${filters[@]}"
