@@ -15,7 +15,8 @@ use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
 use super::qlinear::Params;
 use super::{Call, ResultType};
-use crate::runtime::tensor::{Data, Quant, Tensor};
+use crate::onnx::dtype::DType;
+use crate::runtime::tensor::{Data, Quant, Tensor, bounded_bytes};
 use crate::runtime::value::Value;
 
 /// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
@@ -118,6 +119,21 @@ struct Shape {
 impl Shape {
     fn pixels(&self) -> usize {
         self.output.iter().product()
+    }
+
+    /// The zero-padded plane of one channel the depthwise kernel reads: the extent
+    /// every output needs, before and after the input, with room in each row for a
+    /// whole chunk of NR outputs past the last, so chunks read in bounds. `None` when
+    /// it exceeds the tensor budget (padding and dilation are the model's to choose).
+    fn depthwise_plane(&self) -> Option<[usize; 3]> {
+        let extent = |i: usize| {
+            let span =
+                (self.output[i] - 1) * self.stride[i] + (self.kernel[i] - 1) * self.dilation[i] + 1;
+            span.max(self.input[i] + self.pad_before[i])
+        };
+        let row = NR.checked_mul(self.stride[2])?.checked_add(extent(2))?;
+        let plane = [extent(0), extent(1), row];
+        bounded_bytes(&plane, DType::I16).ok().map(|_| plane)
     }
 }
 
@@ -296,15 +312,17 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         multipliers: &multipliers,
         out,
         isa,
-        padded: if w.taps.is_none() {
-            Padded::new(&s, &xb, x_zero as u8)
-        } else {
-            None
-        },
+        padded: None,
+        plane: [0; 3],
     };
-    match &w.taps {
-        Some(taps) => job.depthwise(taps, &mut y),
-        None => job.gemm(&mut y),
+    // A depthwise plane over the budget leaves the work to im2col, which needs none.
+    match (&w.taps, s.depthwise_plane()) {
+        (Some(taps), Some(plane)) => Job { plane, ..job }.depthwise(taps, &mut y),
+        _ => Job {
+            padded: Padded::new(&s, &xb, x_zero as u8),
+            ..job
+        }
+        .gemm(&mut y),
     }
     let data = if signed_out {
         Data::I8(y.into_iter().map(|b| b as i8).collect())
@@ -363,6 +381,8 @@ struct Job<'a> {
     isa: Isa,
     /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
     padded: Option<Padded>,
+    /// Depthwise only: `Shape::depthwise_plane`.
+    plane: [usize; 3],
 }
 
 /// The input with its padding written out, `height × width` per (batch, channel).
@@ -383,8 +403,9 @@ impl Padded {
         let [_, ih, iw] = s.input;
         let height = s.output[1] + (s.kernel[1] - 1) * s.dilation[1];
         let width = s.output[2] + (s.kernel[2] - 1) * s.dilation[2];
-        let planes = s.batch * s.c_in;
-        let mut data = vec![zero; planes.checked_mul(height)?.checked_mul(width)?];
+        // Over the budget (large padding or dilation), im2col reads the input instead.
+        let n = bounded_bytes(&[s.batch, s.c_in, height, width], DType::U8).ok()?;
+        let mut data = vec![zero; n];
         for (plane, src) in data
             .chunks_exact_mut(height * width)
             .zip(x.chunks_exact(ih * iw))
@@ -1014,14 +1035,7 @@ fn depthwise_body(
     let [id, ih, iw] = s.input;
     let [od, oh, ow] = s.output;
     let [kd, kh, kw] = s.kernel;
-    // The padded extent each output needs, before and after the input; rows get
-    // room for a whole chunk of NR outputs past the last, so chunks read in bounds.
-    let span = |i: usize| (s.output[i] - 1) * s.stride[i] + (s.kernel[i] - 1) * s.dilation[i] + 1;
-    let (pd, ph) = (
-        span(0).max(id + s.pad_before[0]),
-        span(1).max(ih + s.pad_before[1]),
-    );
-    let pw = span(2).max(iw + s.pad_before[2]) + NR * s.stride[2];
+    let [pd, ph, pw] = job.plane;
     plane.clear();
     plane.resize(pd * ph * pw, 0);
     let x = &job.x[input * id * ih * iw..][..id * ih * iw];

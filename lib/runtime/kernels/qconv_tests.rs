@@ -243,3 +243,15 @@ fn stride_two_runs_of_every_length() {
         check(&c, seed);
     }
 }
+
+#[test]
+fn padding_and_dilation_past_the_budget_need_no_padded_copy() {
+    // Output 1x1, but a padded plane of 200,001² positions: the depthwise and padded
+    // layouts would need 40-80 GB, so the im2col runs read the input instead.
+    for (c_in, w_in, groups) in [(1, 1, 1), (2, 2, 1), (2, 1, 2)] {
+        let mut c = case(&[1, c_in, 1, 1], &[2, w_in, 3, 3], groups);
+        c.padding = vec![100_000, 100_000];
+        c.dilation = vec![100_000, 100_000];
+        check(&c, 700 + c_in as u64 + groups as u64);
+    }
+}
