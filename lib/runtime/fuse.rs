@@ -36,11 +36,11 @@ fn is_none(v: MlirValue) -> bool {
 
 /// The integer tensor, scale and zero point behind `dequantize.self(_make_*(...))`, and
 /// the per-channel axis when there is one.
-struct Dequantized<'c, 'a> {
-    int: MlirValue<'c, 'a>,
-    scale: MlirValue<'c, 'a>,
-    zero_point: MlirValue<'c, 'a>,
-    axis: Option<i64>,
+pub(super) struct Dequantized<'c, 'a> {
+    pub int: MlirValue<'c, 'a>,
+    pub scale: MlirValue<'c, 'a>,
+    pub zero_point: MlirValue<'c, 'a>,
+    pub axis: Option<i64>,
 }
 
 fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> {
@@ -50,7 +50,7 @@ fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> 
 
 /// The operands of `_make_*_quantized_tensor` that produced `v`; for `quantize_*`, which
 /// QDQ models quantize activations with, `v` itself holds the integers.
-fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> {
+pub(super) fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> {
     let make = defining(v)?;
     let name = make.name().as_string_ref().as_str().ok()?.to_string();
     let operand = |i| make.operand(i).ok();

@@ -15,7 +15,7 @@
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::fuse::{Fused, Operand};
+use super::fuse::{self, Fused, Operand};
 use super::kernels::{Kernel, qlinear_binary, qlinear_softmax};
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
@@ -31,7 +31,7 @@ pub(super) struct Quantized<'c, 'a> {
 }
 
 /// The storage type (U8 or I8) of a value typed as 8-bit integers or 8-bit quantized.
-fn storage_of(v: MlirValue) -> Option<DType> {
+pub(super) fn storage_of(v: MlirValue) -> Option<DType> {
     let ty = TensorType::parse(&v.r#type().to_string())?;
     match ty.dtype? {
         DType::U8 | DType::QUInt8 => Some(DType::U8),
@@ -46,24 +46,18 @@ fn storage_of(v: MlirValue) -> Option<DType> {
 pub(super) fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<'c, 'a>> {
     let dq = named(v, "torch.aten.dequantize.self")?;
     let q = dq.operand(0).ok()?;
+    let operand = fuse::quantized(q).filter(|d| d.axis.is_none())?;
     let make = defining(q)?;
-    let operand = |i| make.operand(i).ok();
-    match op_name(make).as_str() {
-        "torch.aten._make_per_tensor_quantized_tensor" => Some(Quantized {
-            int: operand(0)?,
-            scale: operand(1)?,
-            zero_point: operand(2)?,
-            qdq_pair: false,
-        }),
-        "torch.aten.quantize_per_tensor" => Some(Quantized {
-            int: q,
-            scale: operand(1)?,
-            zero_point: operand(2)?,
-            // Only int8 pairs matter (see `match_quantized`); the scan is linear.
-            qdq_pair: storage_of(q) == Some(DType::I8) && is_lone_pair(make, q, dq),
-        }),
-        _ => None,
-    }
+    // Only int8 pairs matter (see `match_quantized`); the scan is linear.
+    let qdq_pair = op_name(make) == "torch.aten.quantize_per_tensor"
+        && storage_of(q) == Some(DType::I8)
+        && is_lone_pair(make, q, dq);
+    Some(Quantized {
+        int: operand.int,
+        scale: operand.scale,
+        zero_point: operand.zero_point,
+        qdq_pair,
+    })
 }
 
 /// Whether `quantize` (defining `q`) and `dq` form a QuantizeLinear → DequantizeLinear
@@ -84,7 +78,10 @@ fn is_lone_pair<'c: 'a, 'a>(
 
 /// The ops after `op` in its block that read `v`, once per operand: the lowered
 /// function is one flat block, and a value is only read after its definition.
-fn users_after<'c: 'a, 'a>(op: OperationRef<'c, 'a>, v: MlirValue) -> Vec<OperationRef<'c, 'a>> {
+pub(super) fn users_after<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+    v: MlirValue,
+) -> Vec<OperationRef<'c, 'a>> {
     let mut users = Vec::new();
     let mut next = op.next_in_block();
     while let Some(o) = next {

@@ -8,32 +8,11 @@
 //! Runtime runs QDQ MaxPool. Where the parameters differ, the pattern is left alone.
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{Fused, Operand};
+use super::fuse_elementwise::{dequantized, storage_of};
 use super::kernels::pool;
-use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
-
-/// The integers, scale and zero point behind a per-tensor quantized value.
-fn per_tensor<'c: 'a, 'a>(
-    q: MlirValue<'c, 'a>,
-) -> Option<(MlirValue<'c, 'a>, MlirValue<'c, 'a>, MlirValue<'c, 'a>)> {
-    let op = defining(q)?;
-    let operand = |i| op.operand(i).ok();
-    match op_name(op).as_str() {
-        // A quantize's result holds its integers itself.
-        "torch.aten.quantize_per_tensor" => Some((q, operand(1)?, operand(2)?)),
-        "torch.aten._make_per_tensor_quantized_tensor" => {
-            Some((operand(0)?, operand(1)?, operand(2)?))
-        }
-        _ => None,
-    }
-}
-
-fn dtype(v: MlirValue) -> Option<crate::onnx::dtype::DType> {
-    TensorType::parse(&v.r#type().to_string())?.dtype
-}
+use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
 
 /// The fused step for `quantize` of a max pool of a dequantized tensor with the same
 /// parameters.
@@ -45,17 +24,15 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     ) {
         return None;
     }
-    let dq = named(pool.operand(0).ok()?, "torch.aten.dequantize.self")?;
-    let q = dq.operand(0).ok()?;
-    let (int, scale, zero_point) = per_tensor(q)?;
+    let x = dequantized(pool.operand(0).ok()?)?;
     let (y_scale, y_zero_point) = (quantize.operand(1).ok()?, quantize.operand(2).ok()?);
-    let same = constant_float(scale)? == constant_float(y_scale)?
-        && constant_int(zero_point)? == constant_int(y_zero_point)?
-        && dtype(q)? == dtype(quantize.result(0).ok()?.into())?;
+    let same = constant_float(x.scale)? == constant_float(y_scale)?
+        && constant_int(x.zero_point)? == constant_int(y_zero_point)?
+        && storage_of(x.int)? == storage_of(quantize.result(0).ok()?.into())?;
     if !same || pool.operand_count() != 6 {
         return None;
     }
-    let mut operands = vec![Operand::Ir(int)];
+    let mut operands = vec![Operand::Ir(x.int)];
     for i in 1..6 {
         operands.push(Operand::Ir(pool.operand(i).ok()?));
     }

@@ -16,7 +16,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{Fused, Operand};
-use super::fuse_elementwise::dequantized;
+use super::fuse_elementwise::{dequantized, storage_of, users_after};
 use super::kernels::qlinear_pool;
 use super::value::Value;
 use crate::dialect::types::TensorType;
@@ -48,28 +48,6 @@ fn through_permute<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<MlirValue<'c, 'a>
     match named(v, "torch.aten.permute") {
         Some(p) => p.operand(0).ok(),
         None => Some(v),
-    }
-}
-
-/// How many operands of the ops after `op` in its (flat) block read `v`.
-fn uses_after(op: OperationRef, v: MlirValue) -> usize {
-    let mut count = 0;
-    let mut next = op.next_in_block();
-    while let Some(o) = next {
-        count += (0..o.operand_count())
-            .filter(|&i| o.operand(i).is_ok_and(|x| x == v))
-            .count();
-        next = o.next_in_block();
-    }
-    count
-}
-
-/// Whether `v` holds unsigned (`Some(false)`) or signed (`Some(true)`) 8-bit values.
-fn storage(v: MlirValue) -> Option<bool> {
-    match TensorType::parse(&v.r#type().to_string())?.dtype? {
-        DType::U8 | DType::QUInt8 => Some(false),
-        DType::I8 | DType::QInt8 => Some(true),
-        _ => None,
     }
 }
 
@@ -112,7 +90,7 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
         return None;
     }
     let producer = defining(input)?;
-    if uses_after(producer, input) != 1 {
+    if users_after(producer, input).len() != 1 {
         return None;
     }
     if !padded && let Some(fused) = whole_plane(quantize, pool, dq_input, channels_last) {
@@ -197,10 +175,10 @@ fn global_average<'c: 'a, 'a>(
     let none = mean.operand(3).ok()?.r#type().to_string() == "!torch.none";
     let keepdim = constant_bool(mean.operand(2).ok()?)?;
     let result: MlirValue = quantize.result(0).ok()?.into();
-    if !is_spatial(&dims, rank) || !keepdim || !none || storage(x.int)? != storage(result)? {
+    if !is_spatial(&dims, rank) || !keepdim || !none || storage_of(x.int)? != storage_of(result)? {
         return None;
     }
-    if uses_after(mean, input) != 1 {
+    if users_after(mean, input).len() != 1 {
         return None;
     }
     Some(Fused {
@@ -262,7 +240,7 @@ fn average_over_inputs<'c: 'a, 'a>(
     if !is_8bit_quantized(dq.operand(0).ok()?) || !is_8bit_quantized(result) {
         return None;
     }
-    if uses_after(defining(input)?, input) != 1 {
+    if users_after(defining(input)?, input).len() != 1 {
         return None;
     }
     let mut operands = vec![
