@@ -16,7 +16,7 @@ use super::qgemm::{self, Isa, MR, NR, Signs};
 use super::qlinear::Params;
 use super::{Call, ResultType};
 use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor, bounded_bytes};
+use crate::runtime::tensor::{Data, Tensor, bounded_bytes};
 use crate::runtime::value::Value;
 
 /// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
@@ -324,18 +324,7 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         }
         .gemm(&mut y),
     }
-    let data = if signed_out {
-        Data::I8(y.into_iter().map(|b| b as i8).collect())
-    } else {
-        Data::U8(y)
-    };
-    let mut t = Tensor::new(shape_out, data)?;
-    if quantized {
-        t.quant = Some(Quant::PerTensor {
-            scale: yp.scale(0) as f64,
-            zero_point: y_zero,
-        });
-    }
+    let t = out.tensor(shape_out, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
 

@@ -6,7 +6,7 @@
 use super::*;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::runtime::kernels::qgemm::test_bytes;
+use crate::runtime::kernels::qgemm::{test_bytes, test_data as data};
 use crate::runtime::kernels::qlinear::reference_conv;
 
 struct Case {
@@ -22,15 +22,6 @@ struct Case {
     y_signed: bool,
     per_channel: bool,
     bias: bool,
-}
-
-fn data(seed: u64, n: usize, signed: bool) -> Data {
-    let b = test_bytes(seed, n);
-    if signed {
-        Data::I8(b.into_iter().map(|v| v as i8).collect())
-    } else {
-        Data::U8(b)
-    }
 }
 
 fn zero_point(seed: u64, signed: bool) -> i64 {

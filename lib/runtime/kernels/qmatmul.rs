@@ -13,7 +13,7 @@ use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
 use super::qlinear::Params;
 use super::{Call, ResultType};
-use crate::runtime::tensor::{Data, Quant, Tensor};
+use crate::runtime::tensor::Tensor;
 use crate::runtime::value::Value;
 
 /// Rows of `a` one work item covers.
@@ -24,7 +24,8 @@ pub struct MatmulWeights {
     k: usize,
     n: usize,
     panels: Vec<u8>,
-    /// Per column, in the signed range: Σ_k b', and b's zero point b_zero'.
+    /// Per column, in the signed range: Σ_k b', and b's zero point b_zero' (padded
+    /// with zeros to whole panels, as tiles read it).
     sums: Vec<i32>,
     zeros: Vec<i32>,
     scales: Vec<f32>,
@@ -54,7 +55,15 @@ impl MatmulWeights {
             n,
             panels,
             sums,
-            zeros: (0..n).map(|j| (p.zero_point(j) + shift) as i32).collect(),
+            zeros: (0..n.div_ceil(NR) * NR)
+                .map(|j| {
+                    if j < n {
+                        (p.zero_point(j) + shift) as i32
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
             scales: (0..n).map(|j| p.scale(j)).collect(),
         })
     }
@@ -123,7 +132,6 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             })
             .collect(),
     );
-    let zeros = padded(w.zeros.clone());
     let mut multipliers: Vec<f32> = w
         .scales
         .iter()
@@ -149,7 +157,7 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             let panel = &w.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
             let col = ColTerms {
                 offset: offsets[first..].first_chunk::<NR>(),
-                zero: zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
+                zero: w.zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
                 multiplier: multipliers[first..].first_chunk::<NR>(),
                 sum: None,
             };
@@ -180,18 +188,7 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             }
         },
     );
-    let data = if signed {
-        Data::I8(y.into_iter().map(|b| b as i8).collect())
-    } else {
-        Data::U8(y)
-    };
-    let mut t = Tensor::new(shape, data)?;
-    if quantized {
-        t.quant = Some(Quant::PerTensor {
-            scale: yp.scale(0) as f64,
-            zero_point: y_zero,
-        });
-    }
+    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
 

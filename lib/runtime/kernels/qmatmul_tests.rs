@@ -4,17 +4,9 @@
 use super::*;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::runtime::kernels::qgemm::test_bytes;
+use crate::runtime::kernels::qgemm::{test_bytes, test_data as data};
 use crate::runtime::kernels::qlinear::reference_matmul;
-
-fn data(seed: u64, n: usize, signed: bool) -> Data {
-    let b = test_bytes(seed, n);
-    if signed {
-        Data::I8(b.into_iter().map(|v| v as i8).collect())
-    } else {
-        Data::U8(b)
-    }
-}
+use crate::runtime::tensor::Data;
 
 fn check(a_shape: &[usize], n: usize, a_signed: bool, b_signed: bool, per_column: bool, seed: u64) {
     let t = |shape: &[usize], d: Data| Value::tensor(Tensor::new(shape.to_vec(), d).unwrap());

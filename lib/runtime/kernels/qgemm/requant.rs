@@ -6,7 +6,10 @@
 //! point and saturated — the same float operations, in the same order, as the
 //! reference requantization, so results are identical.
 
+use anyhow::Result;
+
 use super::NR;
+use crate::runtime::tensor::{Data, Quant, Tensor};
 
 /// Terms that are the same along a row of the output.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,6 +49,22 @@ impl Output {
             zero_point: zero_point as i32,
             signed,
         })
+    }
+
+    /// The tensor of the bytes `row` wrote, of this output's type; quantized per
+    /// tensor with `scale` and the zero point when given a scale.
+    pub fn tensor(self, shape: Vec<usize>, bytes: Vec<u8>, scale: Option<f32>) -> Result<Tensor> {
+        let data = if self.signed {
+            Data::I8(bytes.into_iter().map(|b| b as i8).collect())
+        } else {
+            Data::U8(bytes)
+        };
+        let mut t = Tensor::new(shape, data)?;
+        t.quant = scale.map(|scale| Quant::PerTensor {
+            scale: scale as f64,
+            zero_point: self.zero_point as i64,
+        });
+        Ok(t)
     }
 
     fn range(self) -> (i32, i32) {
