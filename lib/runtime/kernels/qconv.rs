@@ -196,7 +196,10 @@ fn shape(c: &Call, x: &Tensor, w: &ConvWeights) -> Option<Shape> {
         }
         let extent = (k - 1).checked_mul(dilation[i])? + 1;
         let padded = size.checked_add(before[i])?.checked_add(after[i])?;
-        if padded < extent {
+        // Coordinates are computed as isize products of a position and a stride:
+        // geometry past 2^31 (never a real model's) stays with the reference kernel.
+        let limit = 1usize << 31;
+        if padded < extent || padded > limit || stride[i] > limit {
             return None;
         }
         s.input[lead + i] = size;

@@ -246,3 +246,20 @@ fn padding_and_dilation_past_the_budget_need_no_padded_copy() {
         check(&c, 700 + c_in as u64 + groups as u64);
     }
 }
+
+#[test]
+fn geometry_past_two_to_the_31_is_left_to_the_reference() {
+    let mut c = case(&[1, 1, 2, 2], &[1, 1, 1, 1], 1);
+    c.stride = vec![1 << 40, 1];
+    c.padding = vec![1 << 40, 0];
+    let (args, ty) = args(&c, 800);
+    let results = [ty];
+    let call = Call {
+        args: &args,
+        results: &results,
+    };
+    let w = ConvWeights::new(args[3].as_tensor().unwrap(), &args[4], &args[5], &args[11]).unwrap();
+    for isa in Isa::all_available() {
+        assert!(run_on(isa, &call, &w).unwrap().is_none(), "{isa:?}");
+    }
+}
