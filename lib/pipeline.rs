@@ -146,8 +146,7 @@ pub fn compile<'c>(
     emit: Emit,
     options: Options,
 ) -> Result<Compiled<'c>> {
-    let mut module = import_model(context, model)?;
-    let mut warnings = Vec::new();
+    let (mut module, mut warnings) = import_model(context, model)?;
     if emit != Emit::Import {
         let leftovers = convert_onnx_to_torch(context, &mut module)?;
         if let Some(w) = leftover_warning(&leftovers) {
