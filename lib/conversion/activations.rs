@@ -9,6 +9,7 @@ use super::registry::Registry;
 use super::simple_ops::refine;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Relu", 1, relu);

@@ -8,6 +8,7 @@ use super::binder::Binder;
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 
 pub fn register(r: &mut Registry) {
     r.on_op("BatchNormalization", 1, batch_norm);

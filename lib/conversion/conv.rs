@@ -16,6 +16,7 @@ use super::window::{
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {

@@ -8,6 +8,7 @@ use melior::ir::Value;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -9,6 +9,7 @@ use super::binder::Binder;
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {

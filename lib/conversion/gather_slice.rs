@@ -11,6 +11,7 @@ use super::shape_util::{
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
 

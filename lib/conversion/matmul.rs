@@ -9,6 +9,7 @@ use super::binder::Binder;
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 
 pub fn register(r: &mut Registry) {
     r.on_op("MatMul", 1, matmul);

@@ -18,6 +18,7 @@ use super::quant_params::{
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 const DOMAIN: &str = "com.microsoft";

@@ -16,6 +16,7 @@ use super::quantization::{cast, dynamic_params};
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {

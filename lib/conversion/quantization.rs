@@ -8,6 +8,7 @@ use super::quant_params::{ParamSpec, check_storage, dequantize, quantize, read_p
 use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {

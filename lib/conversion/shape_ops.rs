@@ -12,6 +12,7 @@ use super::shape_util::{
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 pub fn register(r: &mut Registry) {

@@ -9,6 +9,7 @@ use melior::ir::Value;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AutoPad {

@@ -13,10 +13,10 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 }
 
 fn concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len();
+    let n = ctx.input_slots();
     let inputs: Vec<(usize, String)> = (0..n).map(|i| (i, format!("input {i}"))).collect();
     let dtype = ctx.shared_dtype(&inputs)?;
-    let axis = ctx.int_attr("axis", 1)?;
+    let axis = ctx.attrs().int("axis", 1)?;
     let shape = concat_shape(ctx, &inputs, axis)?;
     let value = shape
         .as_ref()

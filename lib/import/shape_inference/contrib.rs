@@ -20,12 +20,12 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
             |ctx| Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))])
         }
         "QLinearGlobalAveragePool" => |ctx| {
-            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
+            let channels_last = ctx.attrs().int("channels_last", 0)? != 0;
             let shape = conv_pool::global_shape(ctx, 0, "X", channels_last)?;
             Ok(vec![Inferred::of(ctx.dtype(0), shape)])
         },
         "QLinearAveragePool" => |ctx| {
-            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
+            let channels_last = ctx.attrs().int("channels_last", 0)? != 0;
             let shape = conv_pool::pool_shape(ctx, 0, "X", channels_last)?;
             Ok(vec![Inferred::of(ctx.dtype(0), shape)])
         },
@@ -55,11 +55,11 @@ fn qlinear_binary(ctx: &Ctx) -> Result<Vec<Inferred>> {
 
 /// (Y_scale, Y_zero_point, then X, scale, zero point for each input).
 fn qlinear_concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len().saturating_sub(2) / 3;
+    let n = ctx.input_slots().saturating_sub(2) / 3;
     let inputs: Vec<(usize, String)> = (0..n)
         .map(|k| (2 + 3 * k, format!("input {}", 2 + 3 * k)))
         .collect();
-    let shape = concat::concat_shape(ctx, &inputs, ctx.int_attr("axis", 0)?)?;
+    let shape = concat::concat_shape(ctx, &inputs, ctx.attrs().int("axis", 0)?)?;
     Ok(vec![Inferred::of(ctx.dtype(1), shape)])
 }
 

@@ -47,7 +47,7 @@ fn binary(ctx: &Ctx, names: [&str; 2], comparison: bool) -> Result<Vec<Inferred>
     };
     let dtype = if comparison { Some(DType::Bool) } else { dtype };
     let value = match (ctx.value(0), ctx.value(1)) {
-        (Some(a), Some(b)) if ctx.opset >= 7 => int_arith::binary(&ctx.node.op_type, a, b),
+        (Some(a), Some(b)) if ctx.opset >= 7 => int_arith::binary(ctx.node.op_type, a, b),
         _ => None,
     };
     Ok(vec![Inferred::of(dtype, shape).with_value(value)])
@@ -64,7 +64,7 @@ fn pow(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn variadic(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len();
+    let n = ctx.input_slots();
     let names: Vec<(usize, String)> = (0..n).map(|i| (i, format!("input {i}"))).collect();
     let dtype = ctx.shared_dtype(&names)?;
     let shapes: Vec<(String, Option<Vec<Dim>>)> = names
@@ -79,9 +79,9 @@ fn variadic(ctx: &Ctx) -> Result<Vec<Inferred>> {
     };
     let value = match (n, ctx.value(0), ctx.value(1)) {
         (1, Some(a), _) if ctx.node.op_type != "Mean" => super::fold::small(a).cloned(),
-        (2, Some(a), Some(b)) => match ctx.node.op_type.as_str() {
+        (2, Some(a), Some(b)) => match ctx.node.op_type {
             "Sum" => int_arith::binary("Add", a, b),
-            "Max" | "Min" => int_arith::binary(&ctx.node.op_type, a, b),
+            "Max" | "Min" => int_arith::binary(ctx.node.op_type, a, b),
             _ => None,
         },
         _ => None,

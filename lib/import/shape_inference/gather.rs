@@ -28,7 +28,7 @@ fn gather(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let Some(data) = ctx.shape(0) else {
         return Ok(vec![Inferred::of(dtype, None)]);
     };
-    let a = dims::axis(ctx.int_attr("axis", 0)?, data.len(), "attribute 'axis'")?;
+    let a = dims::axis(ctx.attrs().int("axis", 0)?, data.len(), "attribute 'axis'")?;
     let indices = ctx.ints(1);
     if let (Some(Some(size)), Some(indices)) = (data.get(a), &indices) {
         for &i in indices {

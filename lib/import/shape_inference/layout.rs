@@ -17,7 +17,7 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 
 fn blocks(ctx: &Ctx, to_space: bool) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let b = ctx.int_attr("blocksize", 0)?;
+    let b = ctx.attrs().int("blocksize", 0)?;
     if b < 1 {
         bail!("attribute 'blocksize' is {b}, but must be at least 1");
     }

@@ -105,8 +105,8 @@ pub(super) fn gemm_shape(
     b: (usize, &str),
     c: Option<(usize, &str)>,
 ) -> Result<Option<Vec<Dim>>> {
-    let trans_a = ctx.int_attr("transA", 0)? != 0;
-    let trans_b = ctx.int_attr("transB", 0)? != 0;
+    let trans_a = ctx.attrs().int("transA", 0)? != 0;
+    let trans_b = ctx.attrs().int("transB", 0)? != 0;
     let matrix = |(i, name): (usize, &str), trans: bool| -> Result<(Dim, Dim, Option<Vec<Dim>>)> {
         let Some(s) = ctx.shape(i) else {
             return Ok((None, None, None));

@@ -45,6 +45,7 @@ use crate::dialect::types::TensorType;
 use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
 
+pub use ctx::Node;
 use ctx::{Ctx, Rule};
 
 /// What is known about one input of a node. `None` in the input slice means the
@@ -63,15 +64,26 @@ pub struct Inferred {
     pub value: Option<TensorData>,
 }
 
-/// Infers the outputs of `node` (default domain `""` or another domain such as
-/// `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
+/// Infers the outputs of the ONNX `node` (default domain `""` or another domain such
+/// as `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
 pub fn infer(
     node: &NodeProto,
     domain: &str,
     opset: i64,
     inputs: &[Option<InferInput<'_>>],
 ) -> Result<Vec<Inferred>> {
-    let op = node.op_type.as_str();
+    infer_node(&Node::of_proto(node), domain, opset, inputs)
+}
+
+/// `infer` for a node seen through `Node`, such as an import-form op being folded.
+/// Returns exactly `node.outputs` entries.
+pub fn infer_node(
+    node: &Node<'_>,
+    domain: &str,
+    opset: i64,
+    inputs: &[Option<InferInput<'_>>],
+) -> Result<Vec<Inferred>> {
+    let op = node.op_type;
     let rule = match domain {
         "" | "ai.onnx" => default_domain_rule(op),
         "com.microsoft" => contrib::rule(op),
@@ -82,7 +94,7 @@ pub fn infer(
         None => Vec::new(),
     };
     // Rules answer for the outputs they know; optional trailing outputs stay unknown.
-    out.resize(node.output.len(), Inferred::default());
+    out.resize(node.outputs, Inferred::default());
     Ok(out)
 }
 

@@ -32,7 +32,7 @@ fn softmax(ctx: &Ctx) -> Result<Vec<Inferred>> {
     if let Some(r) = ctx.rank(0)
         && r > 0
     {
-        dims::axis(ctx.int_attr("axis", default)?, r, "attribute 'axis'")?;
+        dims::axis(ctx.attrs().int("axis", default)?, r, "attribute 'axis'")?;
     }
     same(ctx)
 }
@@ -63,7 +63,7 @@ fn layer_norm(ctx: &Ctx) -> Result<Vec<Inferred>> {
         .or(Some(crate::onnx::dtype::DType::F32));
     let stats_shape = match ctx.shape(0) {
         Some(x) => {
-            let a = dims::axis(ctx.int_attr("axis", -1)?, x.len(), "attribute 'axis'")?;
+            let a = dims::axis(ctx.attrs().int("axis", -1)?, x.len(), "attribute 'axis'")?;
             let mut s: Vec<Dim> = x.get(..a).unwrap_or_default().to_vec();
             s.resize(x.len(), Some(1));
             Some(s)

@@ -18,9 +18,12 @@ fn pad(ctx: &Ctx) -> Result<Vec<Inferred>> {
     };
     let r = input.len();
     let (pads, what) = if ctx.opset < 2 {
-        (ctx.ints_attr("paddings")?, "attribute 'paddings'")
+        (
+            ctx.attrs().optional_ints("paddings")?,
+            "attribute 'paddings'",
+        )
     } else if ctx.opset < 11 {
-        (ctx.ints_attr("pads")?, "attribute 'pads'")
+        (ctx.attrs().optional_ints("pads")?, "attribute 'pads'")
     } else {
         (ctx.ints(1), "input 'pads'")
     };

@@ -33,7 +33,7 @@ fn reduced(input: &[Dim], axes: &[usize], keep: bool) -> Vec<Dim> {
 
 fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let keep = ctx.int_attr("keepdims", 1)? != 0;
+    let keep = ctx.attrs().int("keepdims", 1)? != 0;
     let axes_as_input = if ctx.node.op_type == "ReduceSum" {
         ctx.opset >= 13
     } else {
@@ -57,11 +57,11 @@ fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
         }
         (ctx.ints(1), "input 'axes'")
     } else {
-        (ctx.ints_attr("axes")?, "attribute 'axes'")
+        (ctx.attrs().optional_ints("axes")?, "attribute 'axes'")
     };
     let axes = axes.unwrap_or_default();
     let axes: Vec<usize> = if axes.is_empty() {
-        if axes_as_input && ctx.int_attr("noop_with_empty_axes", 0)? != 0 {
+        if axes_as_input && ctx.attrs().int("noop_with_empty_axes", 0)? != 0 {
             return Ok(vec![Inferred::of(dtype, Some(input))]);
         }
         (0..r).collect()
@@ -75,10 +75,10 @@ fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn arg(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let keep = ctx.int_attr("keepdims", 1)? != 0;
+    let keep = ctx.attrs().int("keepdims", 1)? != 0;
     let shape = match ctx.shape(0) {
         Some(input) => {
-            let a = dims::axis(ctx.int_attr("axis", 0)?, input.len(), "attribute 'axis'")?;
+            let a = dims::axis(ctx.attrs().int("axis", 0)?, input.len(), "attribute 'axis'")?;
             Some(reduced(&input, &[a], keep))
         }
         None => None,

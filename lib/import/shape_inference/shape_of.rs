@@ -20,7 +20,7 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 fn range(ctx: &Ctx, rank: usize) -> Result<(usize, usize)> {
     let r = rank_i64(rank);
     let (start, end) = if ctx.opset >= 15 {
-        (ctx.int_attr("start", 0)?, ctx.int_attr("end", r)?)
+        (ctx.attrs().int("start", 0)?, ctx.attrs().int("end", r)?)
     } else {
         (0, r)
     };

@@ -22,7 +22,7 @@ enum Param {
 
 fn param(ctx: &Ctx, input: usize, attr: &str) -> Result<Param> {
     if ctx.opset < 10 {
-        return Ok(match ctx.ints_attr(attr)? {
+        return Ok(match ctx.attrs().optional_ints(attr)? {
             Some(v) => Param::Known(v),
             None => Param::Absent,
         });

@@ -30,7 +30,7 @@ fn explicit_sizes(ctx: &Ctx) -> Result<Sizes> {
         });
     }
     if ctx.opset < 13
-        && let Some(v) = ctx.ints_attr("split")?
+        && let Some(v) = ctx.attrs().optional_ints("split")?
     {
         return Ok(Sizes::Given(v, "attribute 'split'"));
     }
@@ -44,7 +44,7 @@ fn split(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let Some(input) = ctx.shape(0) else {
         return unknown();
     };
-    let a = dims::axis(ctx.int_attr("axis", 0)?, input.len(), "attribute 'axis'")?;
+    let a = dims::axis(ctx.attrs().int("axis", 0)?, input.len(), "attribute 'axis'")?;
     let d = input.get(a).copied().flatten();
     let sizes: Vec<Dim> = match explicit_sizes(ctx)? {
         Sizes::Unknown => vec![None; k],
@@ -87,7 +87,7 @@ fn split(ctx: &Ctx) -> Result<Vec<Inferred>> {
 /// last one (opset 18), or else an even split across the outputs.
 fn even_sizes(ctx: &Ctx, d: Dim, k: usize, a: usize, input: &[Dim]) -> Result<Vec<Dim>> {
     let num_outputs = if ctx.opset >= 18 {
-        crate::onnx::attributes::int(ctx.node, "num_outputs")?
+        ctx.attrs().optional_int("num_outputs")?
     } else {
         None
     };

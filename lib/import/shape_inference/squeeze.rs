@@ -19,7 +19,7 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 /// `None` when an axes input exists but its value is not known.
 fn read_axes(ctx: &Ctx) -> Result<(Option<Option<Vec<i64>>>, &'static str)> {
     if ctx.opset < 13 {
-        Ok((Some(ctx.ints_attr("axes")?), "attribute 'axes'"))
+        Ok((Some(ctx.attrs().optional_ints("axes")?), "attribute 'axes'"))
     } else if ctx.present(1) {
         Ok((ctx.ints(1).map(Some), "input 'axes'"))
     } else {

@@ -11,7 +11,7 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 
 fn transpose(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let perm = ctx.ints_attr("perm")?;
+    let perm = ctx.attrs().optional_ints("perm")?;
     let Some(input) = ctx.shape(0) else {
         let shape = perm.map(|p| vec![None; p.len()]);
         return Ok(vec![Inferred::of(dtype, shape)]);

@@ -29,7 +29,7 @@ pub(super) struct Window {
 /// A per-axis attribute list: the default when absent, else exactly `n` values at
 /// least `min`.
 fn per_axis(ctx: &Ctx, name: &str, n: usize, default: i64, min: i64) -> Result<Vec<i64>> {
-    let Some(v) = ctx.ints_attr(name)? else {
+    let Some(v) = ctx.attrs().optional_ints(name)? else {
         return Ok(vec![default; n]);
     };
     if v.len() != n {
@@ -46,7 +46,7 @@ fn per_axis(ctx: &Ctx, name: &str, n: usize, default: i64, min: i64) -> Result<V
 
 fn pads(ctx: &Ctx, n: usize) -> Result<Vec<i64>> {
     let len = n.saturating_mul(2);
-    let Some(v) = ctx.ints_attr("pads")? else {
+    let Some(v) = ctx.attrs().optional_ints("pads")? else {
         return Ok(vec![0; len]);
     };
     if v.len() != len {
@@ -62,7 +62,7 @@ fn pads(ctx: &Ctx, n: usize) -> Result<Vec<i64>> {
 }
 
 fn auto_pad(ctx: &Ctx) -> Result<AutoPad> {
-    Ok(match ctx.string_attr("auto_pad", "NOTSET")?.as_str() {
+    Ok(match ctx.attrs().string("auto_pad", "NOTSET")?.as_str() {
         "NOTSET" | "" => AutoPad::NotSet,
         "SAME_UPPER" => AutoPad::SameUpper,
         "SAME_LOWER" => AutoPad::SameLower,
@@ -77,7 +77,7 @@ impl Window {
     /// Reads the window attributes of a node with `n` spatial dimensions; without a
     /// `kernel_shape` attribute the kernel is `kernel` (a convolution's weight dims).
     pub fn read(ctx: &Ctx, n: usize, kernel: Option<Vec<Dim>>) -> Result<Window> {
-        let kernel = match ctx.ints_attr("kernel_shape")? {
+        let kernel = match ctx.attrs().optional_ints("kernel_shape")? {
             Some(_) => per_axis(ctx, "kernel_shape", n, 1, 1)?
                 .into_iter()
                 .map(Some)
@@ -90,7 +90,7 @@ impl Window {
             dilations: per_axis(ctx, "dilations", n, 1, 1)?,
             pads: pads(ctx, n)?,
             auto_pad: auto_pad(ctx)?,
-            ceil_mode: ctx.int_attr("ceil_mode", 0)? != 0,
+            ceil_mode: ctx.attrs().int("ceil_mode", 0)? != 0,
         })
     }
 
