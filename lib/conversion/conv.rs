@@ -9,7 +9,6 @@ use super::binder::Binder;
 use super::conv_geometry::{
     TorchConvolution, emit_convolution, emit_torch_convolution, read_geometry,
 };
-use super::registry::Registry;
 use super::window::{
     AutoPad, Cut, auto_pad, check_spatial, cut_spatial, explicit_pads, extent, per_axis,
     spatial_dims, with_spatial,
@@ -18,6 +17,7 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Conv", 1, conv);

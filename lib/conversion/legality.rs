@@ -8,8 +8,8 @@ use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 
 use super::binder::op_label;
 use super::opset::version_for;
-use super::registry::{Registry, split_op_name};
 use super::{LeftoverOp, Leftovers};
+use crate::ops::{Registry, split_op_name};
 use crate::rewrite::FailureLog;
 
 pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<Leftovers> {

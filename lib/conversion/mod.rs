@@ -5,7 +5,6 @@
 pub mod binder;
 mod legality;
 mod opset;
-pub mod registry;
 
 mod activations;
 mod batch_norm;
@@ -41,9 +40,9 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
+use crate::ops::{Registry, split_op_name};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
 use binder::Binder;
-use registry::{Registry, split_op_name};
 
 /// Every lowering rule qlower has.
 pub fn registry() -> &'static Registry {

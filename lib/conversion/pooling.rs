@@ -8,7 +8,6 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::window::{
     AutoPad, Cut, auto_pad, check_spatial, cut_spatial, explicit_pads, extent, pad_spatial,
     per_axis, same_pads, spatial_dims, with_spatial,
@@ -17,6 +16,7 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("MaxPool", 1, max_pool);

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use melior::ir::Value;
 
-use super::binder::Binder;
+use crate::conversion::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 
 /// Lowers one op: reads it through the binder, validates it, and only then builds its
