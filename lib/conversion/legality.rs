@@ -29,7 +29,7 @@ pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<L
         };
         let (domain, op_type) = split_op_name(&name);
         let version = version_for(op, domain);
-        if registry.lookup(domain, op_type, version).is_some() {
+        if registry.lowering(domain, op_type, version).is_some() {
             let why = log
                 .get(op)
                 .map(|f| f.message().to_string())

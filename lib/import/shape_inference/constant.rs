@@ -3,19 +3,18 @@
 use anyhow::{Context as _, Result, bail};
 use bytes::Bytes;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
 use crate::onnx::proto::TensorProto;
 use crate::onnx::tensor::{self, TensorData};
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Constant" => constant,
-        "ConstantOfShape" => constant_of_shape,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Constant"], 1, constant);
+    r.infer_ops(&["ConstantOfShape"], 1, constant_of_shape);
 }
 
 fn scalar_or_list(dtype: DType, bytes: Vec<u8>, dims: Vec<i64>) -> Inferred {

@@ -4,44 +4,47 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use super::window::Window;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Conv" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "X"), (1, "W")])?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "ConvInteger" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "x"), (1, "w")])?;
-            Ok(vec![Inferred::of(Some(DType::I32), shape)])
-        },
-        "QLinearConv" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "x"), (3, "w")])?;
-            Ok(vec![Inferred::of(ctx.dtype(7), shape)])
-        },
-        "ConvTranspose" => conv_transpose,
-        "MaxPool" => |ctx| {
-            let shape = pool_shape(ctx, 0, "X", false)?;
-            Ok(vec![
-                Inferred::of(ctx.dtype(0), shape.clone()),
-                Inferred::of(Some(DType::I64), shape),
-            ])
-        },
-        "AveragePool" | "LpPool" => |ctx| {
-            let shape = pool_shape(ctx, 0, "X", false)?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => |ctx| {
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Conv"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "X"), (1, "W")])?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_ops(&["ConvInteger"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "x"), (1, "w")])?;
+        Ok(vec![Inferred::of(Some(DType::I32), shape)])
+    });
+    r.infer_ops(&["QLinearConv"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "x"), (3, "w")])?;
+        Ok(vec![Inferred::of(ctx.dtype(7), shape)])
+    });
+    r.infer_ops(&["ConvTranspose"], 1, conv_transpose);
+    r.infer_ops(&["MaxPool"], 1, |ctx| {
+        let shape = pool_shape(ctx, 0, "X", false)?;
+        Ok(vec![
+            Inferred::of(ctx.dtype(0), shape.clone()),
+            Inferred::of(Some(DType::I64), shape),
+        ])
+    });
+    r.infer_ops(&["AveragePool", "LpPool"], 1, |ctx| {
+        let shape = pool_shape(ctx, 0, "X", false)?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_ops(
+        &["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"],
+        1,
+        |ctx| {
             let shape = global_shape(ctx, 0, "X", false)?;
             Ok(vec![Inferred::of(ctx.dtype(0), shape)])
         },
-        _ => return None,
-    })
+    );
 }
 
 /// Number of spatial dimensions, from whichever of the data and weight ranks is known;

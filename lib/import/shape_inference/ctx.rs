@@ -34,7 +34,7 @@ impl<'a> Node<'a> {
 
 /// One inference rule: the node in context, to one entry per output it can say
 /// anything about (the caller pads the rest with unknowns).
-pub type Rule = fn(&Ctx<'_>) -> Result<Vec<Inferred>>;
+pub type ShapeRule = fn(&Ctx<'_>) -> Result<Vec<Inferred>>;
 
 pub struct Ctx<'a> {
     pub node: &'a Node<'a>,

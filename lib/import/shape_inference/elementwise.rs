@@ -3,26 +3,42 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::{Inferred, broadcast, int_arith};
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Add" | "Sub" | "Mul" | "Div" | "Mod" | "And" | "Or" | "Xor" | "BitwiseAnd"
-        | "BitwiseOr" | "BitwiseXor" => |ctx| binary(ctx, ["A", "B"], false),
-        "BitShift" => |ctx| binary(ctx, ["X", "Y"], false),
-        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => {
-            |ctx| binary(ctx, ["A", "B"], true)
-        }
-        "Pow" => pow,
-        "Max" | "Min" | "Sum" | "Mean" => variadic,
-        "Where" => select,
-        "Clip" => clip,
-        "PRelu" => prelu,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(
+        &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Mod",
+            "And",
+            "Or",
+            "Xor",
+            "BitwiseAnd",
+            "BitwiseOr",
+            "BitwiseXor",
+        ],
+        1,
+        |ctx| binary(ctx, ["A", "B"], false),
+    );
+    r.infer_ops(&["BitShift"], 1, |ctx| binary(ctx, ["X", "Y"], false));
+    r.infer_ops(
+        &["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
+        1,
+        |ctx| binary(ctx, ["A", "B"], true),
+    );
+    r.infer_ops(&["Pow"], 1, pow);
+    r.infer_ops(&["Max", "Min", "Sum", "Mean"], 1, variadic);
+    r.infer_ops(&["Where"], 1, select);
+    r.infer_ops(&["Clip"], 1, clip);
+    r.infer_ops(&["PRelu"], 1, prelu);
 }
 
 fn named(ctx: &Ctx, i: usize, name: &str) -> (String, Option<Vec<Dim>>) {

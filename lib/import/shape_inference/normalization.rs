@@ -5,22 +5,27 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "BatchNormalization" => batch_norm,
-        "LayerNormalization" => layer_norm,
-        "InstanceNormalization"
-        | "GroupNormalization"
-        | "LRN"
-        | "MeanVarianceNormalization"
-        | "LpNormalization" => same,
-        "Softmax" | "LogSoftmax" | "Hardmax" => softmax,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["BatchNormalization"], 1, batch_norm);
+    r.infer_ops(&["LayerNormalization"], 1, layer_norm);
+    r.infer_ops(
+        &[
+            "InstanceNormalization",
+            "GroupNormalization",
+            "LRN",
+            "MeanVarianceNormalization",
+            "LpNormalization",
+        ],
+        1,
+        same,
+    );
+    r.infer_ops(&["Softmax", "LogSoftmax", "Hardmax"], 1, softmax);
 }
 
 fn same(ctx: &Ctx) -> Result<Vec<Inferred>> {

@@ -4,17 +4,16 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "QuantizeLinear" => |ctx| quantize(ctx, ctx.opset),
-        "DequantizeLinear" => |ctx| dequantize(ctx, ctx.opset),
-        "DynamicQuantizeLinear" => dynamic_quantize,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["QuantizeLinear"], 1, |ctx| quantize(ctx, ctx.opset));
+    r.infer_ops(&["DequantizeLinear"], 1, |ctx| dequantize(ctx, ctx.opset));
+    r.infer_ops(&["DynamicQuantizeLinear"], 1, dynamic_quantize);
 }
 
 /// `QuantizeLinear(x, y_scale, y_zero_point?)` with the semantics of default-domain

@@ -2,17 +2,16 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Reshape" => reshape,
-        "Flatten" => flatten,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Reshape"], 1, reshape);
+    r.infer_ops(&["Flatten"], 1, flatten);
 }
 
 fn reshape(ctx: &Ctx) -> Result<Vec<Inferred>> {

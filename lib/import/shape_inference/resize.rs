@@ -3,17 +3,16 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims;
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Resize" => resize,
-        "Upsample" => upsample,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Resize"], 1, resize);
+    r.infer_ops(&["Upsample"], 1, upsample);
 }
 
 /// floor(d * scale), or unknown when the product falls just short of an integer:

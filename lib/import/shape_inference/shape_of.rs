@@ -2,17 +2,16 @@
 
 use anyhow::Result;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, rank_i64};
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Shape" => shape,
-        "Size" => size,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Shape"], 1, shape);
+    r.infer_ops(&["Size"], 1, size);
 }
 
 /// Resolves Shape's `start`/`end` (opset 15) against `rank`: negatives count from the
