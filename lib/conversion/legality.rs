@@ -7,8 +7,8 @@ use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 
 use super::binder::op_label;
-use super::opset::version_for;
 use super::{LeftoverOp, Leftovers};
+use crate::ops::opset::version_for;
 use crate::ops::{Registry, split_op_name};
 use crate::rewrite::FailureLog;
 

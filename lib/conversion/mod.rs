@@ -4,7 +4,6 @@
 
 pub mod binder;
 mod legality;
-mod opset;
 
 mod activations;
 mod batch_norm;
@@ -150,7 +149,7 @@ fn dispatch<'c, 'a>(
         .map(|s| s.value().to_string())
         .ok_or_else(|| anyhow!("torch.operator has no name"))?;
     let (domain, op_type) = split_op_name(&name);
-    let version = opset::version_for(op, domain);
+    let version = crate::ops::opset::version_for(op, domain);
     let Some((_, handler)) = registry().lowering(domain, op_type, version) else {
         crate::no_match!("no rule for {name} at opset {version}");
     };

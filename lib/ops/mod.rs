@@ -4,6 +4,7 @@
 //! look ops up here, so adding an op is one handler and one shape rule registered in
 //! the one table.
 
+pub mod opset;
 pub mod registry;
 
 use std::sync::OnceLock;
