@@ -44,26 +44,24 @@ use binder::Binder;
 
 /// Adds every lowering qlower has to the op table, one family file at a time.
 pub(crate) fn register(r: &mut Registry) {
-    {
-        quantization::register(r);
-        elementwise::register(r);
-        activations::register(r);
-        softmax::register(r);
-        simple_ops::register(r);
-        batch_norm::register(r);
-        qlinear_conv::register(r);
-        qlinear_matmul::register(r);
-        integer_ops::register(r);
-        shape_ops::register(r);
-        gather_slice::register(r);
-        concat_split::register(r);
-        pad::register(r);
-        resize::register(r);
-        conv::register(r);
-        pooling::register(r);
-        matmul::register(r);
-        microsoft::register(r);
-    }
+    quantization::register(r);
+    elementwise::register(r);
+    activations::register(r);
+    softmax::register(r);
+    simple_ops::register(r);
+    batch_norm::register(r);
+    qlinear_conv::register(r);
+    qlinear_matmul::register(r);
+    integer_ops::register(r);
+    shape_ops::register(r);
+    gather_slice::register(r);
+    concat_split::register(r);
+    pad::register(r);
+    resize::register(r);
+    conv::register(r);
+    pooling::register(r);
+    matmul::register(r);
+    microsoft::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

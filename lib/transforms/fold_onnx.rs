@@ -6,7 +6,6 @@
 //! conversion, by the runtime's kernels. Q/DQ ops are never folded.
 
 use melior::ir::ValueLike;
-use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
@@ -19,6 +18,7 @@ use crate::dialect::onnx_attributes::OperatorAttributes;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
 use crate::import::shape_inference::{InferInput, Node, infer_node};
+use crate::ops::opset::version_for;
 use crate::ops::split_op_name;
 use crate::rewrite::PatternResult;
 use crate::runtime::kernels::ResultType;
@@ -80,7 +80,7 @@ pub(super) fn fold<'c, 'a>(
         outputs: op.result_count(),
         attributes: &attributes,
     };
-    let opset = opset_version(op);
+    let opset = version_for(op, "");
     let Ok(inferred) = infer_node(&node, "", opset, &inputs) else {
         crate::no_match!("inference refused the constants");
     };
@@ -103,21 +103,4 @@ pub(super) fn fold<'c, 'a>(
         crate::no_match!("a result is not a tensor");
     }
     replace_with_constants(context, op, rewriter, &out, &declared, limits)
-}
-
-/// The default-domain opset of the function holding `op`.
-fn opset_version(op: OperationRef<'_, '_>) -> i64 {
-    let mut current = op.parent_operation();
-    while let Some(parent) = current {
-        if op_name(parent) == "func.func" {
-            return parent
-                .attribute("torch.onnx_meta.opset_version")
-                .ok()
-                .and_then(|a| IntegerAttribute::try_from(a).ok())
-                .map(|i| i.value())
-                .unwrap_or(0);
-        }
-        current = parent.parent_operation();
-    }
-    0
 }
