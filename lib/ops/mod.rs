@@ -29,4 +29,21 @@ mod tests {
     fn no_op_is_registered_twice_for_a_stage() {
         assert_eq!(super::registry().duplicates(), &[] as &[String]);
     }
+
+    /// Conversion reads the result types shape inference gave at import, so an op
+    /// qlower lowers needs a shape rule at every version it lowers.
+    #[test]
+    fn every_lowered_op_has_a_shape_rule() {
+        let r = super::registry();
+        let missing: Vec<String> = r
+            .entries()
+            .into_iter()
+            .filter(|&(domain, op, since)| r.shape_rule(domain, op, since).is_none())
+            .map(|(domain, op, since)| format!("{domain}:{op} since {since}"))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "lowered without a shape rule: {missing:?}"
+        );
+    }
 }

@@ -7,6 +7,9 @@
 //! An error is only for a definite inconsistency (shapes that cannot broadcast, a
 //! Reshape target that does not fit), and names the input or attribute concerned;
 //! the caller adds the node's name.
+//!
+//! Each family file registers its rules in the op table (`ops::registry`), keyed by
+//! (domain, op, since) like the conversion's lowerings; `infer` looks them up there.
 
 mod broadcast;
 mod cast;
