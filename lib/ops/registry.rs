@@ -5,6 +5,8 @@
 //! not above the model's opset that has a rule for that stage wins; an op whose opset
 //! is older than every such entry has none.
 
+use std::collections::HashMap;
+
 use anyhow::Result;
 use melior::ir::Value;
 
@@ -31,6 +33,9 @@ pub struct Rule {
 #[derive(Default)]
 pub struct Registry {
     rules: Vec<Rule>,
+    /// Positions in `rules` of each op's rows, by domain and then op: inference and
+    /// conversion look an op up for every node, in models of 100k nodes.
+    index: HashMap<&'static str, HashMap<&'static str, Vec<usize>>>,
     /// Rows registered twice for the same stage; a test keeps this empty, since the
     /// second registration would silently never run.
     duplicates: Vec<String>,
@@ -79,20 +84,21 @@ impl Registry {
     }
 
     fn row(&mut self, domain: &'static str, op: &'static str, since: i64) -> &mut Rule {
-        let at = self
-            .rules
-            .iter()
-            .position(|r| r.domain == domain && r.op == op && r.since == since);
-        let at = at.unwrap_or_else(|| {
-            self.rules.push(Rule {
-                domain,
-                op,
-                since,
-                handler: None,
-                shape: None,
-            });
-            self.rules.len() - 1
-        });
+        let rows = self.index.entry(domain).or_default().entry(op).or_default();
+        let at = match rows.iter().copied().find(|&i| self.rules[i].since == since) {
+            Some(at) => at,
+            None => {
+                rows.push(self.rules.len());
+                self.rules.push(Rule {
+                    domain,
+                    op,
+                    since,
+                    handler: None,
+                    shape: None,
+                });
+                self.rules.len() - 1
+            }
+        };
         &mut self.rules[at]
     }
 
@@ -104,9 +110,10 @@ impl Registry {
         version: i64,
         has: fn(&Rule) -> bool,
     ) -> Option<&Rule> {
-        self.rules
-            .iter()
-            .filter(|r| r.domain == domain && r.op == op && r.since <= version && has(r))
+        let rows = self.index.get(domain)?.get(op)?;
+        rows.iter()
+            .filter_map(|&i| self.rules.get(i))
+            .filter(|r| r.since <= version && has(r))
             .max_by_key(|r| r.since)
     }
 
