@@ -1,8 +1,19 @@
 //! One home for each ONNX op: the table, keyed by (domain, op, since), that names each
 //! op's lowering (in a `conversion/` family file) and its shape rule (in an
 //! `import/shape_inference/` family file). Conversion, shape inference and folding all
-//! look ops up here, so adding an op is one handler and one shape rule registered in
-//! the one table.
+//! look ops up here, and all read the op's attributes through `onnx::attributes`.
+//!
+//! Adding an op:
+//! 1. its lowering: a handler in the `conversion/` file of its family, reading the op
+//!    through the `Binder`, registered there with `r.on_op("Op", since, handler)`
+//!    (`on_domain_op` for another domain);
+//! 2. its shape rule: a function of `Ctx` in the `import/shape_inference/` file of its
+//!    family, registered there with `r.infer_ops(&["Op"], 1, rule)`; window ops use
+//!    `onnx::window` for their geometry;
+//! 3. tests: `test/Conversion/OnnxToTorch/<A-F|G-P|Q-Z|Microsoft>/op.mlir` and
+//!    `op_diagnostics.mlir`, and the shape rule's unit tests beside it.
+//!
+//! A test here refuses an op that has a lowering but no shape rule.
 
 pub mod opset;
 pub mod registry;
