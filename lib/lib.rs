@@ -8,6 +8,7 @@ pub mod dialect;
 pub mod import;
 pub mod ir;
 pub mod onnx;
+pub mod ops;
 pub mod output;
 pub mod pipeline;
 pub mod quantize;
