@@ -353,7 +353,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let context = new_context();
-    let Ok(compiled) = compile(&context, &model, Emit::Fused, Options::default()) else {
+    let Ok(compiled) = compile(&context, &model, Emit::Backend, Options::default()) else {
         return;
     };
     let Ok(plan) = Plan::new(&compiled.module) else {

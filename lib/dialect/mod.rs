@@ -3,4 +3,5 @@
 pub mod builder;
 pub mod ops;
 pub mod qdq;
+pub mod qlower;
 pub mod types;

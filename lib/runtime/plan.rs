@@ -14,11 +14,10 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
-use super::fuse::{self, Operand};
+use super::fused_kernels;
 use super::kernels::{self, Call, Kernel, Prepared, ResultType};
 use super::tensor::Tensor;
 use super::value::Value;
-use super::{fuse_elementwise, fuse_max_pool, fuse_pool};
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
 
@@ -80,6 +79,12 @@ impl Plan {
     pub fn step_count(&self) -> usize {
         self.steps.len()
     }
+
+    /// The op each step runs, in order: what the backend executes, for tests and
+    /// diagnostics.
+    pub fn step_ops(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.op.as_str()).collect()
+    }
 }
 
 fn key(v: MlirValue) -> usize {
@@ -110,8 +115,6 @@ pub fn result_type(v: MlirValue) -> Result<ResultType> {
 
 struct Builder {
     slots: HashMap<usize, usize>,
-    /// How many operands read each value.
-    uses: HashMap<usize, usize>,
     slot_count: usize,
     constants: HashMap<usize, Value>,
     steps: Vec<Step>,
@@ -123,19 +126,6 @@ impl Builder {
         self.slot_count += 1;
         self.slots.insert(key(v), s);
         s
-    }
-
-    /// A slot holding `v` from the start, for operands no IR value stands for.
-    fn constant_slot(&mut self, v: Value) -> usize {
-        let s = self.slot_count;
-        self.slot_count += 1;
-        self.constants.insert(s, v);
-        s
-    }
-
-    /// Whether `v` is read by exactly one operand in the function.
-    fn single_use(&self, v: MlirValue) -> bool {
-        self.uses.get(&key(v)) == Some(&1)
     }
 
     fn slot(&self, v: MlirValue) -> Result<usize> {
@@ -153,7 +143,6 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         .context("func.func has an empty body")?;
     let mut b = Builder {
         slots: HashMap::new(),
-        uses: count_uses(block),
         slot_count: 0,
         constants: HashMap::new(),
         steps: Vec::new(),
@@ -182,20 +171,6 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         constants,
         slot_count: b.slot_count,
     })
-}
-
-fn count_uses(block: BlockRef) -> HashMap<usize, usize> {
-    let mut uses = HashMap::new();
-    let mut op = block.first_operation();
-    while let Some(o) = op {
-        for i in 0..o.operand_count() {
-            if let Ok(v) = o.operand(i) {
-                *uses.entry(key(v)).or_insert(0) += 1;
-            }
-        }
-        op = o.next_in_block();
-    }
-    uses
 }
 
 /// Walks the body; returns the output ports from `func.return`.
@@ -255,36 +230,19 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
             .unwrap_or_default();
         bail!("{onnx} was not lowered, so it cannot run");
     }
-    let fused = match name {
-        "torch.aten.quantize_per_tensor" => fuse::match_quantized(op)
-            .or_else(|| fuse_elementwise::match_quantized(op))
-            .or_else(|| fuse_pool::match_quantized(op))
-            .or_else(|| fuse_max_pool::match_quantized(op)),
-        "torch.aten.int_repr" if b.single_use(op.operand(0)?) => fuse::match_int_repr(op),
-        "torch.aten.dequantize.self" => fuse::match_dequantized(op),
-        _ => None,
+    // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
+    // to constant weights at plan time; every other op runs its torch kernel.
+    let (kernel, prepare) = match fused_kernels::lookup(name) {
+        Some(f) => (f.kernel, f.prepare),
+        None => (
+            kernels::lookup(name)
+                .ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?,
+            None,
+        ),
     };
-    let (kernel, args, prepare) = match fused {
-        Some(f) => {
-            let args = f
-                .operands
-                .into_iter()
-                .map(|o| match o {
-                    Operand::Ir(v) => b.slot(v),
-                    Operand::Const(c) => Ok(b.constant_slot(c)),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (f.kernel, args, f.prepare)
-        }
-        None => {
-            let kernel = kernels::lookup(name)
-                .ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?;
-            let args = (0..op.operand_count())
-                .map(|i| b.slot(op.operand(i)?))
-                .collect::<Result<Vec<_>>>()?;
-            (kernel, args, None)
-        }
-    };
+    let args = (0..op.operand_count())
+        .map(|i| b.slot(op.operand(i)?))
+        .collect::<Result<Vec<_>>>()?;
     let mut result_types = Vec::new();
     for i in 0..op.result_count() {
         result_types.push(result_type(op.result(i)?.into())?);

@@ -109,6 +109,7 @@ pub fn materialize<'c, 'a>(b: &TorchBuilder<'c, 'a>, value: &Value) -> Result<Ml
         Value::Float(f) => b.float(*f),
         Value::Bool(v) => b.bool(*v),
         Value::None => b.none(),
+        Value::Str(s) => b.str(s),
         Value::IntList(v) => b.int_list(v),
         Value::FloatList(v) => {
             let elements = v.iter().map(|&f| b.float(f)).collect::<Result<Vec<_>>>()?;
