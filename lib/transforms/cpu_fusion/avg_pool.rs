@@ -1,15 +1,15 @@
-//! Plan-time fusion of quantized average pools.
+//! Fusion of quantized average pools.
 //!
 //! QLinearGlobalAveragePool lowers to `quantize_per_tensor(mean.dim(dequantize(x),
-//! spatial dims, keepdim))`; ONNX Runtime computes it on the integers, and the plan runs
-//! `kernels::qlinear_pool::global_average` for it.
+//! spatial dims, keepdim))`; ONNX Runtime computes it on the integers, and it becomes
+//! `qlower.qglobal_avg_pool`.
 //!
 //! QLinearAveragePool (and QDQ `DequantizeLinear → AveragePool → QuantizeLinear`, which
 //! ONNX Runtime rewrites into it) lowers to `quantize_per_tensor(avg_poolNd(
 //! dequantize(x)))`, with `permute`s around the pool for channels-last layouts. The
 //! float average is what ONNX Runtime computes too, but it rounds after adding the zero
-//! point; where the pattern appears, the plan runs `kernels::qlinear_pool` in place of
-//! the final quantize. A pool whose float result something else reads too, or whose
+//! point; where the pattern appears, the final quantize becomes
+//! `qlower.qavg_pool` (or `qlower.qavg_pool_over_inputs`). A pool whose float result something else reads too, or whose
 //! input is not a dequantized 8-bit tensor, is left as it is.
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -57,7 +57,7 @@ fn is_8bit_quantized(v: MlirValue) -> bool {
         .is_some_and(|d| matches!(d, DType::QUInt8 | DType::QInt8))
 }
 
-/// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`) of an average
+/// The fused op for `quantize` (a `torch.aten.quantize_per_tensor`) of an average
 /// pool of a dequantized 8-bit tensor.
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let input = quantize.operand(0).ok()?;
@@ -113,7 +113,7 @@ fn int_list(v: MlirValue) -> Option<Vec<i64>> {
 }
 
 /// ONNX Runtime runs an average pool whose kernel covers the whole unpadded plane as
-/// its global average pool, on the integers: the same step as `global_average`.
+/// its global average pool, on the integers: the same op as `global_average`.
 fn whole_plane<'c: 'a, 'a>(
     quantize: OperationRef<'c, 'a>,
     pool: OperationRef<'c, 'a>,

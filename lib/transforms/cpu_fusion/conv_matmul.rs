@@ -7,8 +7,8 @@
 //!
 //! The same holds for the form `fuse-quantized-ops` writes, where the convolution is
 //! applied to the quantized tensors and its qint32 accumulator is dequantized with the
-//! scale `x_scale·w_scale`: requantized, it runs the same fused integer step; used as
-//! floats, it runs the float convolution of the dequantized operands, exactly as the
+//! scale `x_scale·w_scale`: requantized, it becomes the same fused integer op; used as
+//! floats, it becomes the float convolution of the dequantized operands, exactly as the
 //! unfused IR does, so fusing never changes a result.
 
 use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named};
@@ -76,7 +76,7 @@ pub(super) fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<
 /// `dequantize.self(_make_*)` in the unfused IR, straight from `_make_*` in the fused.
 type Resolve<'c, 'a> = fn(MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>>;
 
-/// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`), if its input is a
+/// The fused op for `quantize` (a `torch.aten.quantize_per_tensor`), if its input is a
 /// convolution or matmul of dequantized 8-bit operands, or the dequantized accumulator
 /// of one applied to quantized operands.
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
@@ -94,18 +94,18 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     }
 }
 
-/// The fused step for `int_repr(quantize_per_tensor(...))`, writing the integers
-/// straight away; the plan asks only when the int_repr is the quantize's one use, so
-/// the quantize step becomes dead.
+/// The fused op for `int_repr(quantize_per_tensor(...))`, writing the integers
+/// straight away; the pass asks only when the int_repr is the quantize's one use, so
+/// the quantize becomes dead.
 pub fn match_int_repr<'c: 'a, 'a>(int_repr: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let quantize = named(int_repr.operand(0).ok()?, "torch.aten.quantize_per_tensor")?;
     match_quantized(quantize)
 }
 
-/// The float step for `dequantize` (a `torch.aten.dequantize.self`) of a fused
+/// The float op for `dequantize` (a `torch.aten.dequantize.self`) of a fused
 /// accumulator: the convolution or matmul of the dequantized operands, which is what
 /// the unfused IR computes. A requantized accumulator matches `match_quantized` too,
-/// and then this step is dead and dropped.
+/// and then this op is dead and removed.
 pub fn match_dequantized<'c: 'a, 'a>(dequantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let op = fused_accumulator(dequantize.result(0).ok()?.into())?;
     let name = match op.name().as_string_ref().as_str().ok()? {
@@ -123,7 +123,7 @@ pub fn match_dequantized<'c: 'a, 'a>(dequantize: OperationRef<'c, 'a>) -> Option
 /// The convolution or matmul behind `dequantize.self(_make_*(int_repr(op)))` when that
 /// is the form `fuse-quantized-ops` writes: `op` applied to `_make_*` operands, and the
 /// accumulator's scale `x_scale·w_scale` (per channel: along the output's channel axis)
-/// with zero point 0. Anything else is not fused, and runs step by step.
+/// with zero point 0. Anything else is not fused, and runs op by op.
 fn fused_accumulator<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let dq = named(v, "torch.aten.dequantize.self")?;
     let acc = quantized(dq.operand(0).ok()?)?;

@@ -1,13 +1,13 @@
-//! Plan-time fusion of quantized element-wise add and multiply. QLinearAdd and
+//! Fusion of quantized element-wise add and multiply. QLinearAdd and
 //! QLinearMul (and QDQ `DequantizeLinear → Add/Mul → QuantizeLinear`, which ONNX Runtime
 //! rewrites into them) lower to `quantize_per_tensor(add.Tensor(dequantize(a),
 //! dequantize(b), 1))` or the same with `mul.Tensor`. ONNX Runtime does not compute that
 //! literally: it folds scales and zero points into float32 ratios and an offset, and
 //! near a rounding tie its result differs by one step, which the next layers of a deep
-//! network spread. Where the pattern appears, the plan runs `kernels::qlinear_binary`
-//! instead, and the float steps it replaces become dead.
+//! network spread. Where the pattern appears, it becomes `qlower.qlinear_add` or
+//! `qlower.qlinear_mul`, and the float ops it replaces become dead.
 //!
-//! Anything else declines, and runs step by step: per-channel operands, operands or a
+//! Anything else declines, and runs op by op: per-channel operands, operands or a
 //! result whose 8-bit types differ (ONNX Runtime fuses only one type), an `alpha`
 //! other than 1, and a float sum or product that something else reads too (ONNX
 //! Runtime keeps such a node unfused).
@@ -96,7 +96,7 @@ pub(super) fn users_after<'c: 'a, 'a>(
     users
 }
 
-/// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`) of the sum or
+/// The fused op for `quantize` (a `torch.aten.quantize_per_tensor`) of the sum or
 /// product of two dequantized 8-bit tensors.
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let input = quantize.operand(0).ok()?;

@@ -1,4 +1,4 @@
-//! Plan-time fusion of max pools of quantized tensors.
+//! Fusion of max pools of quantized tensors (`qlower.qmax_pool`).
 //!
 //! QDQ models wrap MaxPool in Q/DQ with the input's own scale and zero point, which
 //! lowers to `quantize_per_tensor(max_poolNd(dequantize(q)), scale, zero_point)`. A
@@ -14,7 +14,7 @@ use super::{Fusion, Operand};
 use crate::dialect::qlower;
 use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
 
-/// The fused step for `quantize` of a max pool of a dequantized tensor with the same
+/// The fused op for `quantize` of a max pool of a dequantized tensor with the same
 /// parameters.
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let pool = defining(quantize.operand(0).ok()?)?;
