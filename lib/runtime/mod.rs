@@ -2,6 +2,7 @@
 
 mod fused_kernels;
 pub mod io;
+pub mod ir_values;
 pub mod kernels;
 pub mod plan;
 mod run;

@@ -6,19 +6,15 @@
 use std::collections::HashMap;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use melior::ir::attribute::{
-    ArrayAttribute, BoolAttribute, DictionaryAttribute, FloatAttribute, IntegerAttribute,
-    StringAttribute,
-};
+use melior::ir::attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fused_kernels;
+use super::ir_values::constant_value;
 use super::kernels::{self, Call, Kernel, Prepared, ResultType};
-use super::tensor::Tensor;
 use super::value::Value;
-use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
 
 /// A graph input or output: its ONNX name, declared type and slot.
@@ -91,27 +87,9 @@ fn key(v: MlirValue) -> usize {
     v.to_raw().ptr as usize
 }
 
-/// The declared type of a value, as the kernels see it.
-pub fn result_type(v: MlirValue) -> Result<ResultType> {
-    let text = v.r#type().to_string();
-    if let Some(t) = TensorType::parse(&text) {
-        return Ok(ResultType::Tensor(t));
-    }
-    Ok(match text.as_str() {
-        "!torch.int" => ResultType::Int,
-        "!torch.float" => ResultType::Float,
-        "!torch.bool" => ResultType::Bool,
-        "!torch.str" => ResultType::Str,
-        "!torch.none" => ResultType::None,
-        other => match other
-            .strip_prefix("!torch.list<")
-            .and_then(|r| r.strip_suffix('>'))
-        {
-            Some(elem) => ResultType::List(elem.to_string()),
-            None => bail!("values of type {other} cannot be run"),
-        },
-    })
-}
+/// Kept for `transforms::fold_onnx`, which imports it from here; everything else reads
+/// it from `ir_values`, the converter the planner and constant folding share.
+pub use super::ir_values::result_type;
 
 struct Builder {
     slots: HashMap<usize, usize>,
@@ -215,7 +193,7 @@ fn describe(op: OperationRef, name: &str) -> String {
 }
 
 fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
-    if let Some(value) = constant_value(op, name)? {
+    if let Some(value) = constant_value(op)? {
         let result: MlirValue = op.result(0)?.into();
         let slot = b.define(result);
         b.constants.insert(slot, value);
@@ -280,47 +258,6 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         release: Vec::new(),
     });
     Ok(())
-}
-
-/// The value of a constant-producing op, decoded once.
-fn constant_value(op: OperationRef, name: &str) -> Result<Option<Value>> {
-    let attr = || {
-        op.attribute("value")
-            .map_err(|_| anyhow!("{name} has no value"))
-    };
-    Ok(Some(match name {
-        "torch.constant.none" => Value::None,
-        "torch.constant.int" => Value::Int(
-            IntegerAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.int needs an integer value"))?
-                .value(),
-        ),
-        "torch.constant.float" => Value::Float(
-            FloatAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.float needs a float value"))?
-                .value(),
-        ),
-        "torch.constant.bool" => Value::Bool(
-            BoolAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.bool needs a bool value"))?
-                .value(),
-        ),
-        "torch.constant.str" => Value::Str(
-            StringAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.str needs a string value"))?
-                .value()
-                .to_string(),
-        ),
-        "torch.vtensor.literal" => {
-            let ResultType::Tensor(ty) = result_type(op.result(0)?.into())? else {
-                bail!("torch.vtensor.literal must produce a tensor");
-            };
-            let data = dense_attribute_data(attr()?, &ty)
-                .ok_or_else(|| anyhow!("literal of type {ty} cannot be decoded"))?;
-            Value::tensor(Tensor::from_tensor_data(&data)?)
-        }
-        _ => return Ok(None),
-    }))
 }
 
 /// The ONNX names kept in `arg_attrs` / `res_attrs` as `{onnx.name = "x"}`.
