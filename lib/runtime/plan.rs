@@ -1,5 +1,7 @@
 //! `plan`: one walk over a lowered `func.func` that turns it into a flat list of steps
-//! (kernel + operand slots + declared result types). Constants are decoded here, once,
+//! (kernel + operand slots + declared result types). Each op runs the one kernel its
+//! name maps to: a `qlower.` op (written by `fuse-for-cpu`) its fused kernel, any other
+//! op its torch kernel; the plan matches no patterns. Constants are decoded here, once,
 //! and steps whose operands are all constants are evaluated here too, so running a
 //! plan never touches MLIR.
 
@@ -316,7 +318,8 @@ pub(super) fn check_results(values: &[Value], types: &[ResultType]) -> Result<()
     Ok(())
 }
 
-/// Drops steps and constants nothing reads (the float steps a fused step replaced,
+/// Drops steps and constants nothing reads (in IR that was not cleaned up, such as the
+/// float ops a fused op replaced in a `.mlir` that `fuse-for-cpu` just ran on, and
 /// weights only they used), orders the constants, and computes, per step, which slots
 /// die after it.
 fn finish(

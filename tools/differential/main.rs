@@ -1,7 +1,7 @@
 //! Differential tests against ONNX Runtime: `run.py` generates random quantized models
 //! (QLinearConv, QDQ Conv and MatMul, dynamic quantization), runs them with ONNX Runtime and
 //! with the `qlower` binary, and compares the outputs; a subset also goes through
-//! `qlower MODEL --emit fused -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
+//! `qlower MODEL --emit fused|backend -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
 //! QDQ case through `--emit torch` (unfused), whose outputs must be byte-identical to the
 //! fused run's. See `tools/differential/run.py`.
 
