@@ -1,5 +1,5 @@
 //! Build a one- or two-node model from the fuzz bytes (op, attributes, shapes and
-//! constant operands all chosen by the bytes), compile it through the fused pipeline,
+//! constant operands all chosen by the bytes), compile it to the backend form,
 //! plan it and run it on inputs that are also taken from the bytes. Shapes stay small so
 //! that each execution is quick; an error anywhere is fine, a panic or abort is a bug.
 #![no_main]
