@@ -308,3 +308,48 @@ func.func @conv_padded(%arg0: !torch.vtensor<[1,1,3,3],ui8>) -> !torch.vtensor<[
   %conv = "torch.aten.convolution"(%padded, %w, %none, %ones, %zeros, %ones, %false, %zeros, %one) : (!torch.vtensor<[1,1,4,3],f32>, !torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,1,3,2],f32>
   return %conv : !torch.vtensor<[1,1,3,2],f32>
 }
+
+// -----
+
+// Two QDQ convolutions in a row: the second finds its input's scale and zero point on
+// the quantize that the first fusion replaces. Every match is found before anything is
+// rewritten, so both fuse, and the second reads the first's qlower op.
+// CHECK-LABEL: func.func @qdq_conv_chain(
+// CHECK: %[[QX:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK: %[[H:.+]] = "qlower.qlinear_conv"(%[[QX]], {{.+}} -> !torch.vtensor<[1,1,2,2],!torch.quint8>
+// CHECK: %[[Y:.+]] = "qlower.qlinear_conv"(%[[H]], {{.+}} -> !torch.vtensor<[1,1,1,1],!torch.quint8>
+// CHECK-NEXT: %[[F:.+]] = "torch.aten.dequantize.self"(%[[Y]])
+// CHECK-NEXT: return %[[F]]
+// CHECK-NOT: torch.aten.convolution
+// FUSED-LABEL: func.func @qdq_conv_chain(
+// FUSED: %[[H:.+]] = "qlower.qlinear_conv"(
+// FUSED: "qlower.qlinear_conv"(%[[H]],
+func.func @qdq_conv_chain(%arg0: !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtensor<[1,1,1,1],f32> {
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %xs = "torch.constant.float"() {value = 5.000000e-02 : f64} : () -> !torch.float
+  %xz = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %qx = "torch.aten.quantize_per_tensor"(%arg0, %xs, %xz, %dt) : (!torch.vtensor<[1,1,3,3],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,3,3],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%qx) : (!torch.vtensor<[1,1,3,3],!torch.quint8>) -> !torch.vtensor<[1,1,3,3],f32>
+  %w8 = "torch.vtensor.literal"() {value = dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xsi8>} : () -> !torch.vtensor<[1,1,2,2],si8>
+  %ws = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %wz = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %qw = "torch.aten._make_per_tensor_quantized_tensor"(%w8, %ws, %wz) : (!torch.vtensor<[1,1,2,2],si8>, !torch.float, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.qint8>
+  %w = "torch.aten.dequantize.self"(%qw) : (!torch.vtensor<[1,1,2,2],!torch.qint8>) -> !torch.vtensor<[1,1,2,2],f32>
+  %none = "torch.constant.none"() : () -> !torch.none
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %ones = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = "torch.prim.ListConstruct"(%zero, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %c1 = "torch.aten.convolution"(%x, %w, %none, %ones, %zeros, %ones, %false, %zeros, %one) : (!torch.vtensor<[1,1,3,3],f32>, !torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,1,2,2],f32>
+  %hs = "torch.constant.float"() {value = 1.000000e-01 : f64} : () -> !torch.float
+  %hz = "torch.constant.int"() {value = 100 : i64} : () -> !torch.int
+  %qh = "torch.aten.quantize_per_tensor"(%c1, %hs, %hz, %dt) : (!torch.vtensor<[1,1,2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.quint8>
+  %h = "torch.aten.dequantize.self"(%qh) : (!torch.vtensor<[1,1,2,2],!torch.quint8>) -> !torch.vtensor<[1,1,2,2],f32>
+  %c2 = "torch.aten.convolution"(%h, %w, %none, %ones, %zeros, %ones, %false, %zeros, %one) : (!torch.vtensor<[1,1,2,2],f32>, !torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,1,1,1],f32>
+  %ys = "torch.constant.float"() {value = 2.000000e-01 : f64} : () -> !torch.float
+  %yz = "torch.constant.int"() {value = 7 : i64} : () -> !torch.int
+  %qy = "torch.aten.quantize_per_tensor"(%c2, %ys, %yz, %dt) : (!torch.vtensor<[1,1,1,1],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,1,1],!torch.quint8>
+  %y = "torch.aten.dequantize.self"(%qy) : (!torch.vtensor<[1,1,1,1],!torch.quint8>) -> !torch.vtensor<[1,1,1,1],f32>
+  return %y : !torch.vtensor<[1,1,1,1],f32>
+}

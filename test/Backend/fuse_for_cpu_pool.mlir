@@ -200,3 +200,38 @@ func.func @max_pool_other_parameters(%arg0: !torch.vtensor<[1,1,4,4],ui8>) -> !t
   %y = "torch.aten.quantize_per_tensor"(%m, %ys, %yz, %dtype) : (!torch.vtensor<[1,1,2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.quint8>
   return %y : !torch.vtensor<[1,1,2,2],!torch.quint8>
 }
+
+// -----
+
+// An average pool whose window is the whole unpadded plane is ONNX Runtime's global
+// average pool: qlower.qglobal_avg_pool, with the spatial dims and keepdim written as
+// constants before it.
+// CHECK-LABEL: func.func @average_whole_plane(
+// CHECK-DAG: %[[XS:.+]] = "torch.constant.float"() {value = 5.000000e-01 : f64}
+// CHECK-DAG: %[[XZ:.+]] = "torch.constant.int"() {value = 10 : i64}
+// CHECK: %[[D2:.+]] = "torch.constant.int"() {value = 2 : i64}
+// CHECK-NEXT: %[[D3:.+]] = "torch.constant.int"() {value = 3 : i64}
+// CHECK-NEXT: %[[DIMS:.+]] = "torch.prim.ListConstruct"(%[[D2]], %[[D3]])
+// CHECK-NEXT: %[[KEEP:.+]] = "torch.constant.bool"() {value = true}
+// CHECK-NEXT: %[[Y:.+]] = "qlower.qglobal_avg_pool"(%arg0, %[[XS]], %[[XZ]], %[[DIMS]], %[[KEEP]], %{{.+}}, %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,1,1],!torch.quint8>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: torch.aten.avg_pool2d
+func.func @average_whole_plane(%arg0: !torch.vtensor<[1,2,3,3],ui8>) -> !torch.vtensor<[1,2,1,1],!torch.quint8> {
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 10 : i64} : () -> !torch.int
+  %q = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %s, %z) : (!torch.vtensor<[1,2,3,3],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[1,2,3,3],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[1,2,3,3],!torch.quint8>) -> !torch.vtensor<[1,2,3,3],f32>
+  %three = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %k = "torch.prim.ListConstruct"(%three, %three) : (!torch.int, !torch.int) -> !torch.list<int>
+  %p = "torch.prim.ListConstruct"(%zero, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %true = "torch.constant.bool"() {value = true} : () -> !torch.bool
+  %none = "torch.constant.none"() : () -> !torch.none
+  %a = "torch.aten.avg_pool2d"(%x, %k, %k, %p, %false, %true, %none) : (!torch.vtensor<[1,2,3,3],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,1,1],f32>
+  %ys = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %yz = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %dtype = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%a, %ys, %yz, %dtype) : (!torch.vtensor<[1,2,1,1],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,2,1,1],!torch.quint8>
+  return %y : !torch.vtensor<[1,2,1,1],!torch.quint8>
+}
