@@ -1,13 +1,11 @@
 //! The compiler's pipelines: which passes run for each `--emit` form, the registry of
 //! passes that `qlower-opt` exposes as flags, and compiling a model for the backend.
 
-use anyhow::{Result, bail};
-use melior::Context;
-use melior::ir::Module;
-
 use std::path::Path;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, Result, bail};
+use melior::Context;
+use melior::ir::Module;
 
 use crate::conversion::{Leftovers, convert_onnx_to_torch};
 use crate::import::import_model;

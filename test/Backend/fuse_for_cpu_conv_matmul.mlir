@@ -353,3 +353,73 @@ func.func @qdq_conv_chain(%arg0: !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtenso
   %y = "torch.aten.dequantize.self"(%qy) : (!torch.vtensor<[1,1,1,1],!torch.quint8>) -> !torch.vtensor<[1,1,1,1],f32>
   return %y : !torch.vtensor<[1,1,1,1],f32>
 }
+
+// -----
+
+// An asymmetric zero pad before a requantized convolution: the fused op pads x's
+// integers with its zero point itself, so it reads x and the pad list (operand 12).
+// CHECK-LABEL: func.func @conv_zero_padded(
+// CHECK: %[[PADS:.+]] = "torch.prim.ListConstruct"(
+// CHECK: %[[Y:.+]] = "qlower.qlinear_conv"(%arg0, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[PADS]], %{{.+}}, %{{.+}}) : {{.+}} -> !torch.vtensor<[1,1,2,3],!torch.quint8>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: torch.aten.constant_pad_nd
+func.func @conv_zero_padded(%arg0: !torch.vtensor<[1,1,3,3],ui8>) -> !torch.vtensor<[1,1,2,3],!torch.quint8> {
+  %xs = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %xz = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %qx = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %xs, %xz) : (!torch.vtensor<[1,1,3,3],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[1,1,3,3],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%qx) : (!torch.vtensor<[1,1,3,3],!torch.quint8>) -> !torch.vtensor<[1,1,3,3],f32>
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %pads = "torch.prim.ListConstruct"(%zero, %one, %zero, %zero) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %pv = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+  %xp = "torch.aten.constant_pad_nd"(%x, %pads, %pv) : (!torch.vtensor<[1,1,3,3],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,1,3,4],f32>
+  %w8 = "torch.vtensor.literal"() {value = dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xsi8>} : () -> !torch.vtensor<[1,1,2,2],si8>
+  %ws = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %qw = "torch.aten._make_per_tensor_quantized_tensor"(%w8, %ws, %zero) : (!torch.vtensor<[1,1,2,2],si8>, !torch.float, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.qint8>
+  %w = "torch.aten.dequantize.self"(%qw) : (!torch.vtensor<[1,1,2,2],!torch.qint8>) -> !torch.vtensor<[1,1,2,2],f32>
+  %none = "torch.constant.none"() : () -> !torch.none
+  %ones = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = "torch.prim.ListConstruct"(%zero, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %conv = "torch.aten.convolution"(%xp, %w, %none, %ones, %zeros, %ones, %false, %zeros, %one) : (!torch.vtensor<[1,1,3,4],f32>, !torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,1,2,3],f32>
+  %ys = "torch.constant.float"() {value = 1.000000e+00 : f64} : () -> !torch.float
+  %yz = "torch.constant.int"() {value = 10 : i64} : () -> !torch.int
+  %dtype = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%conv, %ys, %yz, %dtype) : (!torch.vtensor<[1,1,2,3],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,3],!torch.quint8>
+  return %y : !torch.vtensor<[1,1,2,3],!torch.quint8>
+}
+
+// -----
+
+// Not fused: a pad with a value other than 0 is not the zero point's.
+// CHECK-LABEL: func.func @conv_padded_with_one(
+// CHECK-NOT: qlower.
+// CHECK: torch.aten.constant_pad_nd
+// CHECK: torch.aten.convolution
+// CHECK-NOT: qlower.
+// CHECK: return
+func.func @conv_padded_with_one(%arg0: !torch.vtensor<[1,1,3,3],ui8>) -> !torch.vtensor<[1,1,2,3],!torch.quint8> {
+  %xs = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %xz = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %qx = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %xs, %xz) : (!torch.vtensor<[1,1,3,3],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[1,1,3,3],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%qx) : (!torch.vtensor<[1,1,3,3],!torch.quint8>) -> !torch.vtensor<[1,1,3,3],f32>
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %pads = "torch.prim.ListConstruct"(%zero, %one, %zero, %zero) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %pv = "torch.constant.float"() {value = 1.000000e+00 : f64} : () -> !torch.float
+  %xp = "torch.aten.constant_pad_nd"(%x, %pads, %pv) : (!torch.vtensor<[1,1,3,3],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,1,3,4],f32>
+  %w8 = "torch.vtensor.literal"() {value = dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xsi8>} : () -> !torch.vtensor<[1,1,2,2],si8>
+  %ws = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %qw = "torch.aten._make_per_tensor_quantized_tensor"(%w8, %ws, %zero) : (!torch.vtensor<[1,1,2,2],si8>, !torch.float, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.qint8>
+  %w = "torch.aten.dequantize.self"(%qw) : (!torch.vtensor<[1,1,2,2],!torch.qint8>) -> !torch.vtensor<[1,1,2,2],f32>
+  %none = "torch.constant.none"() : () -> !torch.none
+  %ones = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = "torch.prim.ListConstruct"(%zero, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %conv = "torch.aten.convolution"(%xp, %w, %none, %ones, %zeros, %ones, %false, %zeros, %one) : (!torch.vtensor<[1,1,3,4],f32>, !torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,1,2,3],f32>
+  %ys = "torch.constant.float"() {value = 1.000000e+00 : f64} : () -> !torch.float
+  %yz = "torch.constant.int"() {value = 10 : i64} : () -> !torch.int
+  %dtype = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%conv, %ys, %yz, %dtype) : (!torch.vtensor<[1,1,2,3],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,3],!torch.quint8>
+  return %y : !torch.vtensor<[1,1,2,3],!torch.quint8>
+}
