@@ -423,3 +423,27 @@ func.func @conv_padded_with_one(%arg0: !torch.vtensor<[1,1,3,3],ui8>) -> !torch.
   %y = "torch.aten.quantize_per_tensor"(%conv, %ys, %yz, %dtype) : (!torch.vtensor<[1,1,2,3],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,3],!torch.quint8>
   return %y : !torch.vtensor<[1,1,2,3],!torch.quint8>
 }
+
+// -----
+
+// torch.aten.mm likewise: qlower.dequantized_mm after fuse-quantized-ops.
+// CHECK-LABEL: func.func @mm_per_column(
+// CHECK-NOT: qlower.
+// CHECK: torch.aten.mm
+// FUSED-LABEL: func.func @mm_per_column(
+// FUSED: %[[Y:.+]] = "qlower.dequantized_mm"(
+// FUSED-NEXT: return %[[Y]]
+func.func @mm_per_column(%arg0: !torch.vtensor<[3,4],si8>) -> !torch.vtensor<[3,2],f32> {
+  %as = "torch.constant.float"() {value = 1.000000e-01 : f64} : () -> !torch.float
+  %az = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %qa = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %as, %az) : (!torch.vtensor<[3,4],si8>, !torch.float, !torch.int) -> !torch.vtensor<[3,4],!torch.qint8>
+  %a = "torch.aten.dequantize.self"(%qa) : (!torch.vtensor<[3,4],!torch.qint8>) -> !torch.vtensor<[3,4],f32>
+  %b8 = "torch.vtensor.literal"() {value = dense<1> : tensor<4x2xsi8>} : () -> !torch.vtensor<[4,2],si8>
+  %bs = "torch.vtensor.literal"() {value = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>} : () -> !torch.vtensor<[2],f32>
+  %bz = "torch.vtensor.literal"() {value = dense<[0, 3]> : tensor<2xsi8>} : () -> !torch.vtensor<[2],si8>
+  %axis = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %qb = "torch.aten._make_per_channel_quantized_tensor"(%b8, %bs, %bz, %axis) : (!torch.vtensor<[4,2],si8>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],si8>, !torch.int) -> !torch.vtensor<[4,2],!torch.qint8>
+  %b = "torch.aten.dequantize.self"(%qb) : (!torch.vtensor<[4,2],!torch.qint8>) -> !torch.vtensor<[4,2],f32>
+  %y = "torch.aten.mm"(%a, %b) : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[4,2],f32>) -> !torch.vtensor<[3,2],f32>
+  return %y : !torch.vtensor<[3,2],f32>
+}

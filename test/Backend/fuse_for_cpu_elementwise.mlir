@@ -256,3 +256,54 @@ func.func @softmax_with_dtype(%arg0: !torch.vtensor<[3,4],si8>) -> !torch.vtenso
   %11 = "torch.aten.int_repr"(%10) : (!torch.vtensor<[3,4],!torch.qint8>) -> !torch.vtensor<[3,4],si8>
   return %11 : !torch.vtensor<[3,4],si8>
 }
+
+// -----
+
+// The same for a QDQ int8 multiply: qlower.qlinear_mul_as_uint8.
+// CHECK-LABEL: func.func @qdq_int8_mul(
+// CHECK: "qlower.qlinear_mul_as_uint8"(
+// CHECK-NOT: torch.aten.mul.Tensor
+// CHECK: return
+func.func @qdq_int8_mul(%arg0: !torch.vtensor<[2],f32>, %arg1: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+  %0 = "torch.constant.int"() {value = 12 : i64} : () -> !torch.int
+  %1 = "torch.constant.float"() {value = 0.017672596126794815 : f64} : () -> !torch.float
+  %2 = "torch.constant.int"() {value = 31 : i64} : () -> !torch.int
+  %3 = "torch.aten.quantize_per_tensor"(%arg0, %1, %2, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  %4 = "torch.aten.dequantize.self"(%3) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>
+  %5 = "torch.constant.float"() {value = 0.052297420054674149 : f64} : () -> !torch.float
+  %6 = "torch.constant.int"() {value = 68 : i64} : () -> !torch.int
+  %7 = "torch.aten.quantize_per_tensor"(%arg1, %5, %6, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  %8 = "torch.aten.dequantize.self"(%7) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>
+  %10 = "torch.aten.mul.Tensor"(%4, %8) : (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+  %11 = "torch.constant.float"() {value = 0.051893882453441620 : f64} : () -> !torch.float
+  %12 = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %15 = "torch.aten.quantize_per_tensor"(%10, %11, %12, %0) : (!torch.vtensor<[2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2],!torch.qint8>
+  %16 = "torch.aten.dequantize.self"(%15) : (!torch.vtensor<[2],!torch.qint8>) -> !torch.vtensor<[2],f32>
+  return %16 : !torch.vtensor<[2],f32>
+}
+
+// -----
+
+// A QDQ int8 softmax with lone pairs on its input and result: ONNX Runtime computes it
+// as uint8, and so does qlower.qlinear_softmax_as_uint8.
+// CHECK-LABEL: func.func @qdq_int8_softmax(
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK: %[[Y:.+]] = "qlower.qlinear_softmax_as_uint8"(%[[Q]],
+// CHECK-NEXT: "torch.aten.dequantize.self"(%[[Y]])
+// CHECK-NOT: torch.aten.softmax.int
+// CHECK: return
+func.func @qdq_int8_softmax(%arg0: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32> {
+  %0 = "torch.constant.int"() {value = 12 : i64} : () -> !torch.int
+  %1 = "torch.constant.float"() {value = 0.017672596126794815 : f64} : () -> !torch.float
+  %2 = "torch.constant.int"() {value = 31 : i64} : () -> !torch.int
+  %3 = "torch.aten.quantize_per_tensor"(%arg0, %1, %2, %0) : (!torch.vtensor<[3,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[3,4],!torch.qint8>
+  %4 = "torch.aten.dequantize.self"(%3) : (!torch.vtensor<[3,4],!torch.qint8>) -> !torch.vtensor<[3,4],f32>
+  %5 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %6 = "torch.constant.none"() : () -> !torch.none
+  %7 = "torch.aten.softmax.int"(%4, %5, %6) : (!torch.vtensor<[3,4],f32>, !torch.int, !torch.none) -> !torch.vtensor<[3,4],f32>
+  %8 = "torch.constant.float"() {value = 3.906250e-03 : f64} : () -> !torch.float
+  %9 = "torch.constant.int"() {value = -128 : i64} : () -> !torch.int
+  %10 = "torch.aten.quantize_per_tensor"(%7, %8, %9, %0) : (!torch.vtensor<[3,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[3,4],!torch.qint8>
+  %11 = "torch.aten.dequantize.self"(%10) : (!torch.vtensor<[3,4],!torch.qint8>) -> !torch.vtensor<[3,4],f32>
+  return %11 : !torch.vtensor<[3,4],f32>
+}
