@@ -3,6 +3,8 @@
 pub mod budget;
 pub mod conversion;
 #[cfg(test)]
+mod cpu_fusion_tests;
+#[cfg(test)]
 mod deep_graph_tests;
 pub mod dialect;
 pub mod import;

@@ -4,4 +4,5 @@ pub mod builder;
 pub mod onnx_attributes;
 pub mod ops;
 pub mod qdq;
+pub mod qlower;
 pub mod types;

@@ -1,12 +1,9 @@
 //! The CPU backend: a plan built once from a lowered function, run many times.
 
-mod fuse;
-mod fuse_elementwise;
-mod fuse_max_pool;
-mod fuse_pool;
+mod fused_kernels;
 pub mod io;
+pub mod ir_values;
 pub mod kernels;
-pub mod model;
 pub mod plan;
 mod run;
 pub mod tensor;

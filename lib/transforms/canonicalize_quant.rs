@@ -17,8 +17,8 @@ use super::constants::{constant_of, defining_op, op_name};
 use super::fold_constants::replace_with_constants;
 use super::limits::FoldLimits;
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
+use crate::runtime::ir_values::result_type;
 use crate::runtime::kernels::{Call, lookup};
-use crate::runtime::plan::result_type;
 use crate::runtime::value::Value;
 
 /// Scale and zero-point tensors are compared by value up to this many elements.

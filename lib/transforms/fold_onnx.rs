@@ -21,8 +21,8 @@ use crate::import::shape_inference::{InferInput, Node, infer_node};
 use crate::ops::opset::version_for;
 use crate::ops::split_op_name;
 use crate::rewrite::PatternResult;
+use crate::runtime::ir_values::result_type;
 use crate::runtime::kernels::ResultType;
-use crate::runtime::plan::result_type;
 use crate::runtime::tensor::Tensor;
 use crate::runtime::value::Value;
 

@@ -4,7 +4,7 @@
 //! runs them with ONNX Runtime and with the `qlower` binary, and compares the outputs; the
 //! single integer ops are also compared byte for byte with an exact int64 NumPy reference
 //! (`int_reference.py`), independent of ONNX Runtime; a subset also goes through
-//! `qlower MODEL --emit fused -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
+//! `qlower MODEL --emit fused|backend -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
 //! QDQ case through `--emit torch` (unfused), whose outputs must be byte-identical to the
 //! fused run's. See `tools/differential/run.py`.
 
