@@ -138,15 +138,16 @@ fn whole_plane<'c: 'a, 'a>(
     };
     Some(Fusion {
         op: qlower::QGLOBAL_AVG_POOL,
-        operands: vec![
-            Operand::Ir(x.int),
-            Operand::Ir(x.scale),
-            Operand::Ir(x.zero_point),
-            Operand::Const(Value::IntList(dims)),
-            Operand::Const(Value::Bool(true)),
-            Operand::Ir(quantize.operand(1).ok()?),
-            Operand::Ir(quantize.operand(2).ok()?),
-        ],
+        operands: [
+            x.tensor.operands().to_vec(),
+            vec![
+                Operand::Const(Value::IntList(dims)),
+                Operand::Const(Value::Bool(true)),
+                Operand::Ir(quantize.operand(1).ok()?),
+                Operand::Ir(quantize.operand(2).ok()?),
+            ],
+        ]
+        .concat(),
     })
 }
 
@@ -169,11 +170,15 @@ fn global_average<'c: 'a, 'a>(
     let dims = (0..list.operand_count())
         .map(|i| constant_int(list.operand(i).ok()?))
         .collect::<Option<Vec<i64>>>()?;
-    let rank = TensorType::parse(&x.int.r#type().to_string())?.rank()?;
+    let rank = TensorType::parse(&x.tensor.int.r#type().to_string())?.rank()?;
     let none = mean.operand(3).ok()?.r#type().to_string() == "!torch.none";
     let keepdim = constant_bool(mean.operand(2).ok()?)?;
     let result: MlirValue = quantize.result(0).ok()?.into();
-    if !is_spatial(&dims, rank) || !keepdim || !none || storage_of(x.int)? != storage_of(result)? {
+    if !is_spatial(&dims, rank)
+        || !keepdim
+        || !none
+        || storage_of(x.tensor.int)? != storage_of(result)?
+    {
         return None;
     }
     if users_after(mean, input).len() != 1 {
@@ -181,15 +186,16 @@ fn global_average<'c: 'a, 'a>(
     }
     Some(Fusion {
         op: qlower::QGLOBAL_AVG_POOL,
-        operands: vec![
-            Operand::Ir(x.int),
-            Operand::Ir(x.scale),
-            Operand::Ir(x.zero_point),
-            Operand::Ir(mean.operand(1).ok()?),
-            Operand::Ir(mean.operand(2).ok()?),
-            Operand::Ir(quantize.operand(1).ok()?),
-            Operand::Ir(quantize.operand(2).ok()?),
-        ],
+        operands: [
+            x.tensor.operands().to_vec(),
+            vec![
+                Operand::Ir(mean.operand(1).ok()?),
+                Operand::Ir(mean.operand(2).ok()?),
+                Operand::Ir(quantize.operand(1).ok()?),
+                Operand::Ir(quantize.operand(2).ok()?),
+            ],
+        ]
+        .concat(),
     })
 }
 

@@ -32,6 +32,18 @@ pub(super) struct Dequantized<'c, 'a> {
     pub axis: Option<i64>,
 }
 
+impl<'c, 'a> Dequantized<'c, 'a> {
+    /// The integers, scale and zero point, as the first three operands of a `qlower.` op
+    /// that reads this quantized tensor.
+    pub fn operands(&self) -> [Operand<'c, 'a>; 3] {
+        [
+            Operand::Ir(self.int),
+            Operand::Ir(self.scale),
+            Operand::Ir(self.zero_point),
+        ]
+    }
+}
+
 fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<'c, 'a>> {
     let dq = named(v, "torch.aten.dequantize.self")?;
     quantized(dq.operand(0).ok()?)
@@ -212,23 +224,22 @@ fn conv<'c: 'a, 'a>(
     };
     Some(Fusion {
         op: qlower::QLINEAR_CONV,
-        operands: vec![
-            Operand::Ir(x.int),
-            Operand::Ir(x.scale),
-            Operand::Ir(x.zero_point),
-            Operand::Ir(w.int),
-            Operand::Ir(w.scale),
-            Operand::Ir(w.zero_point),
-            bias_int,
-            bias_zero_point,
-            Operand::Ir(operand(3)?),
-            Operand::Ir(operand(4)?),
-            Operand::Ir(operand(5)?),
-            Operand::Ir(operand(8)?),
-            pads,
-            Operand::Ir(y_scale),
-            Operand::Ir(y_zero_point),
-        ],
+        operands: [
+            x.operands().to_vec(),
+            w.operands().to_vec(),
+            vec![
+                bias_int,
+                bias_zero_point,
+                Operand::Ir(operand(3)?),
+                Operand::Ir(operand(4)?),
+                Operand::Ir(operand(5)?),
+                Operand::Ir(operand(8)?),
+                pads,
+                Operand::Ir(y_scale),
+                Operand::Ir(y_zero_point),
+            ],
+        ]
+        .concat(),
     })
 }
 
@@ -250,16 +261,12 @@ fn matmul<'c: 'a, 'a>(
     }
     Some(Fusion {
         op: qlower::QLINEAR_MATMUL,
-        operands: vec![
-            Operand::Ir(a.int),
-            Operand::Ir(a.scale),
-            Operand::Ir(a.zero_point),
-            Operand::Ir(b.int),
-            Operand::Ir(b.scale),
-            Operand::Ir(b.zero_point),
-            Operand::Ir(y_scale),
-            Operand::Ir(y_zero_point),
-        ],
+        operands: [
+            a.operands().to_vec(),
+            b.operands().to_vec(),
+            vec![Operand::Ir(y_scale), Operand::Ir(y_zero_point)],
+        ]
+        .concat(),
     })
 }
 

@@ -15,7 +15,7 @@
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::conv_matmul;
+use super::conv_matmul::{self, Dequantized};
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
@@ -25,9 +25,7 @@ use crate::onnx::dtype::DType;
 /// An 8-bit operand: its integers, scale and zero point, and whether ONNX Runtime
 /// would see it as a QuantizeLinear → DequantizeLinear pair of its own.
 pub(super) struct Quantized<'c, 'a> {
-    pub int: MlirValue<'c, 'a>,
-    pub scale: MlirValue<'c, 'a>,
-    pub zero_point: MlirValue<'c, 'a>,
+    pub tensor: Dequantized<'c, 'a>,
     qdq_pair: bool,
 }
 
@@ -54,9 +52,7 @@ pub(super) fn dequantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Quantized<
         && storage_of(q) == Some(DType::I8)
         && is_lone_pair(make, q, dq);
     Some(Quantized {
-        int: operand.int,
-        scale: operand.scale,
-        zero_point: operand.zero_point,
+        tensor: operand,
         qdq_pair,
     })
 }
@@ -120,7 +116,7 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     let b = dequantized(float_op.operand(1).ok()?)?;
     let result: MlirValue = quantize.result(0).ok()?.into();
     let storage = storage_of(result)?;
-    if storage_of(a.int)? != storage || storage_of(b.int)? != storage {
+    if storage_of(a.tensor.int)? != storage || storage_of(b.tensor.int)? != storage {
         return None;
     }
     if users_after(float_op, input).len() != 1 {
@@ -140,16 +136,15 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     }
     Some(Fusion {
         op: name,
-        operands: vec![
-            Operand::Ir(a.int),
-            Operand::Ir(a.scale),
-            Operand::Ir(a.zero_point),
-            Operand::Ir(b.int),
-            Operand::Ir(b.scale),
-            Operand::Ir(b.zero_point),
-            Operand::Ir(quantize.operand(1).ok()?),
-            Operand::Ir(quantize.operand(2).ok()?),
-        ],
+        operands: [
+            a.tensor.operands().to_vec(),
+            b.tensor.operands().to_vec(),
+            vec![
+                Operand::Ir(quantize.operand(1).ok()?),
+                Operand::Ir(quantize.operand(2).ok()?),
+            ],
+        ]
+        .concat(),
     })
 }
 
@@ -179,7 +174,9 @@ fn softmax<'c: 'a, 'a>(
     let result: MlirValue = quantize.result(0).ok()?.into();
     let none = softmax.operand(2).ok()?.r#type().to_string() == "!torch.none";
     let float: MlirValue = softmax.result(0).ok()?.into();
-    if !none || storage_of(x.int)? != storage_of(result)? || users_after(softmax, float).len() != 1
+    if !none
+        || storage_of(x.tensor.int)? != storage_of(result)?
+        || users_after(softmax, float).len() != 1
     {
         return None;
     }
@@ -191,8 +188,8 @@ fn softmax<'c: 'a, 'a>(
     Some(Fusion {
         op: name,
         operands: vec![
-            Operand::Ir(x.int),
-            Operand::Ir(x.scale),
+            Operand::Ir(x.tensor.int),
+            Operand::Ir(x.tensor.scale),
             Operand::Ir(softmax.operand(1).ok()?),
             Operand::Ir(quantize.operand(1).ok()?),
             Operand::Ir(quantize.operand(2).ok()?),

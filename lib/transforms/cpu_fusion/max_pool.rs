@@ -26,13 +26,13 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     }
     let x = dequantized(pool.operand(0).ok()?)?;
     let (y_scale, y_zero_point) = (quantize.operand(1).ok()?, quantize.operand(2).ok()?);
-    let same = constant_float(x.scale)? == constant_float(y_scale)?
-        && constant_int(x.zero_point)? == constant_int(y_zero_point)?
-        && storage_of(x.int)? == storage_of(quantize.result(0).ok()?.into())?;
+    let same = constant_float(x.tensor.scale)? == constant_float(y_scale)?
+        && constant_int(x.tensor.zero_point)? == constant_int(y_zero_point)?
+        && storage_of(x.tensor.int)? == storage_of(quantize.result(0).ok()?.into())?;
     if !same || pool.operand_count() != 6 {
         return None;
     }
-    let mut operands = vec![Operand::Ir(x.int)];
+    let mut operands = vec![Operand::Ir(x.tensor.int)];
     for i in 1..6 {
         operands.push(Operand::Ir(pool.operand(i).ok()?));
     }

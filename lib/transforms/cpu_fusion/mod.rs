@@ -35,6 +35,7 @@ use crate::runtime::value::Value;
 
 /// An operand of a fused op: an IR value, or a constant the matcher supplies (written
 /// as a `torch.constant.*` or a constant list before the fused op).
+#[derive(Clone)]
 pub(super) enum Operand<'c, 'a> {
     Ir(MlirValue<'c, 'a>),
     Const(Value),
