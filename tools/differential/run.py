@@ -159,6 +159,23 @@ def random_zero_points(rng, dtype, count, distinct):
     return rng.choice(pool, size=count, replace=count > len(pool)).astype(NP_TYPE[dtype])
 
 
+def weight_params(rng, w_type, channels, per_channel, distinct):
+    """Weight scales in [0.002, 0.02) and zero points: one per output channel (or column),
+    or one for the tensor."""
+    if per_channel:
+        return (rng.uniform(0.002, 0.02, channels).astype(np.float32),
+                random_zero_points(rng, w_type, channels, distinct))
+    return np.float32(rng.uniform(0.002, 0.02)), random_zero_points(rng, w_type, 1, distinct)[0]
+
+
+def output_scale(k, in_scale, w_scale):
+    """The accumulator's typical size for `k` products of values about 74 from their zero
+    points, and a y_scale that puts the output at about a third of the integer range, so
+    some of it saturates."""
+    acc_std = np.sqrt(k) * 74.0 * 74.0
+    return acc_std, np.float32(acc_std * float(in_scale) * float(np.mean(w_scale)) / 40.0)
+
+
 # ---------------------------------------------------------------------------------------
 # Families. Each returns (model, feeds, description).
 
@@ -188,16 +205,8 @@ def gen_qlinearconv(rng):
         x_zp = NP_TYPE[x_type](x_mid + rng.integers(-40, 41))
     else:
         x_zp = NP_TYPE[x_type](rng.integers(x_lo, x_hi + 1))
-    if per_channel:
-        w_scale = rng.uniform(0.002, 0.02, m).astype(np.float32)
-        w_zp = random_zero_points(rng, w_type, m, distinct)
-    else:
-        w_scale = np.float32(rng.uniform(0.002, 0.02))
-        w_zp = random_zero_points(rng, w_type, 1, distinct)[0]
-    # Aim the output at about a third of the integer range, so some of it saturates.
-    k = cg * int(np.prod(g["kernel"]))
-    acc_std = np.sqrt(k) * 74.0 * 74.0
-    y_scale = np.float32(acc_std * float(x_scale) * float(np.mean(w_scale)) / 40.0)
+    w_scale, w_zp = weight_params(rng, w_type, m, per_channel, distinct)
+    acc_std, y_scale = output_scale(cg * int(np.prod(g["kernel"])), x_scale, w_scale)
     y_zp = NP_TYPE[x_type](rng.integers(x_lo // 2, x_hi // 2 + 1))
 
     names = ["x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"]
@@ -403,14 +412,8 @@ def gen_qlinearmatmul(rng):
     b = rng.integers(b_lo, b_hi + 1, [k, n]).astype(NP_TYPE[b_type])
     a_scale = np.float32(rng.uniform(0.005, 0.05))
     a_zp = NP_TYPE[a_type]((a_lo + a_hi + 1) // 2 + rng.integers(-40, 41))
-    if per_column:
-        b_scale = rng.uniform(0.002, 0.02, n).astype(np.float32)
-        b_zp = random_zero_points(rng, b_type, n, distinct)
-    else:
-        b_scale = np.float32(rng.uniform(0.002, 0.02))
-        b_zp = random_zero_points(rng, b_type, 1, distinct)[0]
-    acc_std = np.sqrt(k) * 74.0 * 74.0
-    y_scale = np.float32(acc_std * float(a_scale) * float(np.mean(b_scale)) / 40.0)
+    b_scale, b_zp = weight_params(rng, b_type, n, per_column, distinct)
+    _, y_scale = output_scale(k, a_scale, b_scale)
     y_zp = NP_TYPE[a_type](rng.integers(a_lo // 2, a_hi // 2 + 1))
     inits = [init("a_scale", a_scale), init("a_zero_point", a_zp), init("b", b), init("b_scale", b_scale),
              init("b_zero_point", b_zp), init("y_scale", y_scale), init("y_zero_point", y_zp)]
