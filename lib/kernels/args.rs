@@ -4,12 +4,12 @@
 
 use anyhow::{Context as _, Result, bail};
 
-use super::layout::result_count;
-use super::{Call, ResultType};
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::result_count;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, ResultType};
 
 /// Operand `i` as a tensor whose shape and storage agree.
 pub fn tensor<'c>(c: &'c Call, i: usize) -> Result<&'c Tensor> {

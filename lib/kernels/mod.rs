@@ -1,12 +1,25 @@
-//! Kernels: one function per torch op the lowering emits. A kernel gets its operands
-//! in IR order and the types the IR declares for its results, and returns one value
-//! per result. Kernels check what they rely on and return errors, never panic: the
-//! plan may feed them any shape the lowering accepted.
+//! The kernel library: one function per torch op the lowering emits. A kernel gets
+//! its operands in IR order and the types the IR declares for its results, and returns
+//! one value per result. Kernels check what they rely on and return errors, never
+//! panic: the plan may feed them any shape the lowering accepted.
+//!
+//! The library knows nothing of MLIR or of the compiler around it (a test holds it to
+//! that, see `testing::layering`), so that kernels can be read, tested and benchmarked
+//! on plain tensors, and the backend (`crate::runtime`) sits on top of it.
+//!
+//! - `tensor`: the values kernels compute on (tensors, dtypes, declared types) and
+//!   element access helpers;
+//! - `ops`: kernels by op family (arithmetic, shapes, pooling, ...);
+//! - `quantized`: quantization, and the kernels that reproduce ONNX Runtime's integer
+//!   arithmetic;
+//! - `linalg`: convolutions and matrix products, float and quantized, with their
+//!   GEMMs;
+//! - `isa`: the one place that picks the instruction set of every fast path.
 
 use anyhow::Result;
 
-use super::value::Value;
-use crate::dialect::types::TensorType;
+use tensor::tensor_type::TensorType;
+use tensor::value::Value;
 
 /// The declared type of one result, as the plan read it from the IR.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,65 +72,33 @@ pub type Prepared = std::sync::Arc<dyn Fn(&Call) -> Result<Vec<Value>> + Send + 
 pub type Prepare = fn(&[Option<&Value>]) -> Option<Prepared>;
 
 mod args;
-mod arith;
-mod cast;
-mod clamp;
-mod compare;
-mod concat;
-mod conv;
+pub mod linalg;
+pub mod ops;
+pub mod quantized;
+pub mod tensor;
 #[cfg(test)]
-mod coverage;
-mod data;
-mod elem;
-mod fill;
-mod layout;
-mod matmul;
-mod norm;
-mod pad;
-pub mod pool;
-mod promote;
-mod qconv;
-mod qgemm;
-pub mod qlinear;
-pub mod qlinear_binary;
-pub mod qlinear_pool;
-pub mod qlinear_softmax;
-mod qmatmul;
-mod quant;
-pub mod quantized_operands;
-mod reduce;
-mod resize;
-#[cfg(test)]
-mod robustness;
-mod scalar;
-mod select;
-mod sgemm;
-mod shape;
-#[cfg(test)]
-mod testutil;
-mod unary;
-mod zip;
+mod testing;
 
 /// Each op family's lookup, asked in turn.
 const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
-    scalar::lookup,
-    arith::lookup,
-    cast::lookup,
-    clamp::lookup,
-    compare::lookup,
-    concat::lookup,
-    conv::lookup,
-    fill::lookup,
-    matmul::lookup,
-    norm::lookup,
-    pad::lookup,
-    pool::lookup,
-    quant::lookup,
-    reduce::lookup,
-    resize::lookup,
-    select::lookup,
-    shape::lookup,
-    unary::lookup,
+    ops::scalar::lookup,
+    ops::arith::lookup,
+    ops::cast::lookup,
+    ops::clamp::lookup,
+    ops::compare::lookup,
+    ops::concat::lookup,
+    linalg::conv::lookup,
+    ops::fill::lookup,
+    linalg::matmul::lookup,
+    ops::norm::lookup,
+    ops::pad::lookup,
+    ops::pool::lookup,
+    quantized::quant::lookup,
+    ops::reduce::lookup,
+    ops::resize::lookup,
+    ops::select::lookup,
+    ops::shape::lookup,
+    ops::unary::lookup,
 ];
 
 /// The kernel for op `name` (e.g. `torch.aten.convolution`), if the backend has one.

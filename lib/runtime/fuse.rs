@@ -14,8 +14,9 @@ use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining,
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::kernels::{Kernel, Prepare, qlinear, quantized_operands};
-use super::value::Value;
+use crate::kernels::quantized::{qlinear, quantized_operands};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Kernel, Prepare};
 
 /// An operand of a fused step: an IR value, or a constant the matcher supplies.
 pub enum Operand<'c, 'a> {
@@ -288,8 +289,8 @@ fn rank_of(v: MlirValue) -> Option<usize> {
 mod tests {
     use crate::ir::context::new_context;
     use crate::ir::parse::parse_module;
+    use crate::kernels::tensor::{Data, Tensor};
     use crate::runtime::plan::Plan;
-    use crate::runtime::tensor::{Data, Tensor};
     use crate::transforms::fuse_quantized_ops::fuse_quantized_ops;
 
     const ROOT: &str = env!("CARGO_MANIFEST_DIR");

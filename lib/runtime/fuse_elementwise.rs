@@ -16,9 +16,10 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{self, Fused, Operand};
-use super::kernels::{Kernel, qlinear_binary, qlinear_softmax};
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
+use crate::kernels::Kernel;
+use crate::kernels::quantized::{qlinear_binary, qlinear_softmax};
 use crate::onnx::dtype::DType;
 
 /// An 8-bit operand: its integers, scale and zero point, and whether ONNX Runtime
@@ -212,8 +213,8 @@ fn softmax<'c: 'a, 'a>(
 mod tests {
     use crate::ir::context::new_context;
     use crate::ir::parse::parse_module;
+    use crate::kernels::tensor::{Data, Tensor};
     use crate::runtime::plan::Plan;
-    use crate::runtime::tensor::{Data, Tensor};
 
     /// QLinearAdd as the lowering writes it, with `alpha` and an extra use of the float
     /// sum substituted in.

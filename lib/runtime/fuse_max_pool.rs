@@ -11,8 +11,8 @@ use melior::ir::operation::{OperationLike, OperationRef};
 
 use super::fuse::{Fused, Operand};
 use super::fuse_elementwise::{dequantized, storage_of};
-use super::kernels::pool;
 use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
+use crate::kernels::ops::pool;
 
 /// The fused step for `quantize` of a max pool of a dequantized tensor with the same
 /// parameters.
@@ -49,8 +49,8 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
 mod tests {
     use crate::ir::context::new_context;
     use crate::ir::parse::parse_module;
+    use crate::kernels::tensor::{Data, Tensor};
     use crate::runtime::plan::Plan;
-    use crate::runtime::tensor::{Data, Tensor};
 
     /// A 2x2/2 max pool of a 4x4 uint8 tensor wrapped in Q/DQ with parameters
     /// (0.5, 10) in and (`y_scale`, `y_zero`) out.
@@ -95,9 +95,9 @@ mod tests {
 
     #[test]
     fn the_integer_pool_matches_the_window_by_window_one() {
-        use crate::runtime::kernels::pool::quantized_max_pool;
-        use crate::runtime::kernels::{Call, ResultType};
-        use crate::runtime::value::Value;
+        use crate::kernels::ops::pool::quantized_max_pool;
+        use crate::kernels::tensor::value::Value;
+        use crate::kernels::{Call, ResultType};
         // Odd sizes, padding, ceil mode and dilation: 2-D runs the separable passes,
         // 1-D (same data as rows) the generic windows.
         let data: Vec<u8> = (0..2 * 7 * 9)

@@ -17,10 +17,10 @@ use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::fuse::{Fused, Operand};
 use super::fuse_elementwise::{dequantized, storage_of, users_after};
-use super::kernels::qlinear_pool;
-use super::value::Value;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named, op_name};
+use crate::kernels::quantized::qlinear_pool;
+use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
 /// `v` without the `permute`s and `slice.Tensor`s (which only pick or move elements)

@@ -15,12 +15,12 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fuse::{self, Operand};
-use super::kernels::{self, Call, Kernel, Prepared, ResultType};
-use super::tensor::Tensor;
-use super::value::Value;
 use super::{fuse_elementwise, fuse_max_pool, fuse_pool};
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{self, Call, Kernel, Prepared, ResultType};
 
 /// A graph input or output: its ONNX name, declared type and slot.
 #[derive(Clone, Debug)]

@@ -11,10 +11,10 @@ use melior::ir::{Value as MlirValue, ValueLike};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
-use crate::runtime::kernels::{ResultType, lookup};
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{ResultType, lookup};
 use crate::runtime::plan::result_type;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
 
 pub use crate::ir::matchers::{defining as defining_op, op_name};
 
@@ -64,7 +64,7 @@ pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
                 .collect::<Option<Vec<_>>>()?;
             let results = [result_type(v).ok()?];
             let kernel = lookup(&name)?;
-            kernel(&crate::runtime::kernels::Call {
+            kernel(&crate::kernels::Call {
                 args: &args,
                 results: &results,
             })
@@ -137,8 +137,8 @@ pub fn elements(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::tensor::Data;
     use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
 
     #[test]
     fn a_value_fits_only_its_exact_declared_type() {

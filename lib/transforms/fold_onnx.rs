@@ -18,13 +18,13 @@ use crate::conversion::registry::split_op_name;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
 use crate::import::shape_inference::{InferInput, infer};
+use crate::kernels::ResultType;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
 use crate::onnx::proto::attribute_proto::AttributeType;
 use crate::onnx::proto::{AttributeProto, NodeProto};
 use crate::rewrite::PatternResult;
-use crate::runtime::kernels::ResultType;
 use crate::runtime::plan::result_type;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
 
 pub(super) fn fold<'c, 'a>(
     context: &'c Context,

@@ -10,12 +10,12 @@
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
-use super::elem::{Elem, dispatch_numeric};
-use super::layout::{broadcast_map, broadcast_shapes, result_count};
 use super::sgemm::{self, Matrix, Threads};
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::elem::{Elem, dispatch_numeric};
+use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -147,7 +147,7 @@ fn multiply(
 fn matmul(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
-        return super::quantized_operands::quantized_matmul(c);
+        return crate::kernels::quantized::quantized_operands::quantized_matmul(c);
     }
     let a = args::tensor(c, 0)?;
     let b = args::tensor(c, 1)?;
@@ -196,7 +196,7 @@ fn matmul(c: &Call) -> Result<Vec<Value>> {
 fn mm(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
-        return super::quantized_operands::quantized_matmul(c);
+        return crate::kernels::quantized::quantized_operands::quantized_matmul(c);
     }
     let a = args::tensor(c, 0)?;
     let b = args::tensor(c, 1)?;
@@ -240,8 +240,8 @@ fn bmm(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::tensor::Data;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::testing::*;
 
     fn matmul(a: (&[usize], &[f32]), b: (&[usize], &[f32])) -> (Vec<usize>, Vec<f32>) {
         let t = run1("aten.matmul", &[f32s(a.0, a.1), f32s(b.0, b.1)], unknown()).unwrap();

@@ -11,10 +11,10 @@ use rayon::prelude::*;
 use super::qconv::{SharedOut, shifted};
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
-use super::qlinear::Params;
-use super::{Call, ResultType};
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::quantized::qlinear::Params;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, ResultType};
 
 /// Rows of `a` one work item covers.
 const ROW_BLOCK: usize = 8 * MR;
@@ -74,7 +74,7 @@ pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     run_on(Isa::best(), c, w)
 }
 
-pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
+pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     let a = c.arg(0)?.as_tensor()?;
     let (Ok(ap), Ok(yp)) = (
         Params::read(c.arg(1)?, c.arg(2)?),
@@ -85,7 +85,8 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let Some((signed, quantized)) = super::qlinear::output_kind(ty.dtype) else {
+    let Some((signed, quantized)) = crate::kernels::quantized::qlinear::output_kind(ty.dtype)
+    else {
         return Ok(None);
     };
     if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
@@ -99,7 +100,7 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
     let m = bytes.len() / k;
     let mut shape: Vec<usize> = a.shape[..a.rank() - 1].to_vec();
     shape.push(n);
-    let total = crate::runtime::tensor::bounded_count(&shape)?;
+    let total = crate::kernels::tensor::bounded_count(&shape)?;
     let kq = qgemm::quads(k);
     let stride = kq * 4;
     let rows = qgemm::pack_rows(m, k, |r, kk| bytes[r * k + kk]);
@@ -191,7 +192,3 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
     let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
-
-#[cfg(test)]
-#[path = "qmatmul_tests.rs"]
-mod tests;

@@ -4,14 +4,14 @@
 
 use anyhow::{Result, bail};
 
-use super::data::{Prec, is_float};
 use super::zip::{
     Arg, arg, fast_f32_binary, float_result, int_result, opt_arg, out_dtype, zip_float, zip_int,
 };
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{Prec, is_float};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -228,10 +228,10 @@ fn round(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     #[test]
     fn int32_subtraction_wraps_and_stays_int32() {
@@ -343,8 +343,8 @@ pub(super) mod tests {
     fn mismatched_shapes_and_quantized_operands_are_refused() {
         let args = [f32s(&[2], &[1.0, 2.0]), f32s(&[3], &[1.0, 2.0, 3.0])];
         assert!(run("aten.mul.Tensor", &args, &[unknown()]).is_err());
-        let mut q = crate::runtime::tensor::Tensor::new(vec![1], Data::U8(vec![1])).unwrap();
-        q.quant = Some(crate::runtime::tensor::Quant::PerTensor {
+        let mut q = crate::kernels::tensor::Tensor::new(vec![1], Data::U8(vec![1])).unwrap();
+        q.quant = Some(crate::kernels::tensor::Quant::PerTensor {
             scale: 1.0,
             zero_point: 0,
         });

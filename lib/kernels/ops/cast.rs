@@ -4,10 +4,10 @@
 
 use anyhow::{Result, bail};
 
-use super::data::cast;
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::cast;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -32,15 +32,15 @@ fn to_dtype(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn to(
         x: Value,
         dtype: DType,
-    ) -> anyhow::Result<std::sync::Arc<crate::runtime::tensor::Tensor>> {
+    ) -> anyhow::Result<std::sync::Arc<crate::kernels::tensor::Tensor>> {
         let code = Value::Int(dtype.torch_scalar_type());
         let no = Value::Bool(false);
         run1(

@@ -4,15 +4,15 @@
 
 use anyhow::{Result, bail};
 
-use super::data::{Prec, is_float};
 use super::zip::{
     Arg, arg, fast_f32_unary, float_result, int_result, opt_arg, out_dtype, scalar_f32, zip_float,
     zip_int,
 };
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{Prec, is_float};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -103,10 +103,10 @@ fn bounded(c: &Call, lo: Option<Arg>, hi: Option<Arg>) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     #[test]
     fn scalar_bounds_either_or_both() {

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
-use super::data::{cast, concat as concat_data, gather};
-use super::layout::result_count;
 use super::promote::{Operand, result_type};
 use super::select::pieces;
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::{cast, concat as concat_data, gather};
+use crate::kernels::tensor::layout::result_count;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -180,10 +180,10 @@ fn split_tensor(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn list(items: &[Value]) -> Value {
         Value::TensorList(

@@ -5,12 +5,12 @@
 
 use anyhow::{Result, bail};
 
-use super::data::from_f64;
-use super::layout::result_count;
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::from_f64;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::result_count;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -74,10 +74,10 @@ fn sized(c: &Call, value: Option<f64>) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     #[test]
     fn like_keeps_the_shape_and_type() {

@@ -6,11 +6,11 @@
 
 use anyhow::{Result, bail};
 
-use super::data::{Prec, cast, from_f64};
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::{Prec, cast, from_f64};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -140,8 +140,8 @@ fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     #[test]
     fn batch_norm_normalizes_each_channel() {

@@ -4,11 +4,11 @@
 
 use anyhow::{Result, bail};
 
-use super::data::{from_f64, gather_or_fill};
-use super::layout::{result_count, strides};
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::{from_f64, gather_or_fill};
+use crate::kernels::tensor::layout::{result_count, strides};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -152,9 +152,9 @@ fn pad(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn pad(mode: &str, x: Value, pads: &[i64]) -> anyhow::Result<Vec<f32>> {
         let args = [x, ints(pads), Value::Str(mode.into()), Value::None];

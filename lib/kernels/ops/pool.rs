@@ -7,12 +7,12 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
-use super::data::{Prec, from_f64};
-use super::layout::{cartesian_offsets, result_count, strides};
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{Prec, from_f64};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{cartesian_offsets, result_count, strides};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -466,9 +466,9 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn iota(shape: &[usize]) -> Value {
         let n: usize = shape.iter().product();

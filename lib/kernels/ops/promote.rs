@@ -3,7 +3,7 @@
 //! lower class only changes the result when it is of a higher category (bool < integer
 //! < float), and a scalar then contributes its category's default type (i64, f32).
 
-use crate::onnx::dtype::DType;
+use crate::kernels::tensor::dtype::DType;
 
 /// One operand's part in promotion.
 #[derive(Clone, Copy, Debug, PartialEq)]

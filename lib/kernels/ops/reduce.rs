@@ -5,12 +5,12 @@
 
 use anyhow::{Result, bail};
 
-use super::data::{Prec, from_f64, from_i64, is_float};
-use super::layout::{signed, strides, view_map};
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{signed, strides, view_map};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -211,10 +211,10 @@ fn total(c: &Call, dims_at: Option<usize>, dtype_at: usize, mean: bool) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     #[test]
     fn full_min_and_max_give_0d_tensors() {

@@ -7,12 +7,12 @@
 
 use anyhow::{Context as _, Result, bail};
 
-use super::data::{Prec, from_f64, gather};
-use super::layout::{MAX_ELEMENTS, cartesian_offsets, result_count, strides};
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::{Prec, from_f64, gather};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{MAX_ELEMENTS, cartesian_offsets, result_count, strides};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -267,7 +267,7 @@ fn bilinear(
     output: &[usize],
     scales: &[f64],
     coord: Coord,
-) -> Result<crate::runtime::tensor::Data> {
+) -> Result<crate::kernels::tensor::Data> {
     let dtype = x.data.dtype();
     if input.len() != 2 || dtype != DType::F32 {
         bail!(
@@ -309,8 +309,8 @@ fn bilinear(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
     use super::*;
+    use crate::kernels::testing::*;
 
     fn interp(
         x: Value,

@@ -2,8 +2,8 @@
 
 use anyhow::{Result, bail};
 
-use super::{Call, Kernel, ResultType};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, ResultType};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -146,9 +146,9 @@ fn int_of_float(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::ResultType;
-    use super::super::testutil::*;
-    use crate::runtime::value::Value;
+    use crate::kernels::ResultType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn scalar(op: &str, args: &[Value]) -> anyhow::Result<Value> {
         Ok(run(op, args, &[ResultType::Int])?.remove(0))

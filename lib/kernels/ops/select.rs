@@ -4,11 +4,11 @@
 
 use anyhow::{Result, bail};
 
-use super::data::gather;
-use super::layout::{broadcast_map, result_count, signed, strides, view_map};
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::{Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::gather;
+use crate::kernels::tensor::layout::{broadcast_map, result_count, signed, strides, view_map};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Quant, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -276,9 +276,9 @@ fn expand(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::tensor::{Data, Quant, Tensor};
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::tensor::{Data, Quant, Tensor};
+    use crate::kernels::testing::*;
 
     fn iota(shape: &[usize]) -> Value {
         let n: usize = shape.iter().product();

@@ -6,11 +6,11 @@
 
 use anyhow::{Context as _, Result, bail};
 
-use super::data::{gather, transpose_matrices};
-use super::layout::{signed, strides, view_map};
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::{Data, Quant, Tensor, checked_count};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{gather, transpose_matrices};
+use crate::kernels::tensor::layout::{signed, strides, view_map};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor, checked_count};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -260,12 +260,12 @@ fn same(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::dialect::types::TensorType;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::kernels::ResultType;
-    use crate::runtime::tensor::{Data, Quant, Tensor};
-    use crate::runtime::value::Value;
+    use crate::kernels::ResultType;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::tensor_type::TensorType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::tensor::{Data, Quant, Tensor};
+    use crate::kernels::testing::*;
 
     fn iota(shape: &[usize]) -> Value {
         let n: usize = shape.iter().product();
@@ -394,8 +394,8 @@ mod tests {
     /// elements, across tile edges and with a batch in front.
     #[test]
     fn tiled_transpose_matches_the_gather() {
-        use super::super::data::gather;
-        use super::super::layout::{signed, strides, view_map};
+        use crate::kernels::tensor::data::gather;
+        use crate::kernels::tensor::layout::{signed, strides, view_map};
         let shape = [3usize, 37, 70];
         let n: usize = shape.iter().product();
         let x = Data::I32((0..n as i32).collect());

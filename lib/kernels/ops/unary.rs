@@ -7,12 +7,12 @@
 
 use anyhow::Result;
 
-use super::data::{Prec, is_float};
 use super::zip::{arg, fast_f32_unary, float_result, int_result, out_dtype, zip_float, zip_int};
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::{Prec, is_float};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -123,10 +123,10 @@ fn leaky_relu(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     fn apply(op: &str, v: &[f32]) -> Vec<f32> {
         f32_values(&run1(op, &[f32s(&[v.len()], v)], unknown()).unwrap())

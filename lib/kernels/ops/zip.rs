@@ -4,14 +4,14 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
-use super::Call;
-use super::args;
-use super::data::{Prec, from_f64, from_i64};
-use super::layout::{broadcast_map, broadcast_shapes, result_count};
 use super::promote::{Operand, result_type};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::Call;
+use crate::kernels::args;
+use crate::kernels::tensor::data::{Prec, from_f64, from_i64};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 
 /// The most operands one element-wise op takes (`where`, `clamp.Tensor`).
 const MAX_ARITY: usize = 3;
@@ -281,7 +281,7 @@ pub fn int_result(c: &Call, shape: Vec<usize>, v: &[i64], dtype: DType) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::tensor::Data;
+    use crate::kernels::tensor::Data;
 
     #[test]
     fn operands_broadcast_against_each_other_and_scalars() {

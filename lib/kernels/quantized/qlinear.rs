@@ -10,16 +10,16 @@ use anyhow::{Result, bail};
 
 use std::sync::Arc;
 
-use super::qconv::{self, ConvWeights};
-use super::qmatmul::{self, MatmulWeights};
-use super::{Call, Prepared, ResultType, lookup};
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::linalg::qconv::{self, ConvWeights};
+use crate::kernels::linalg::qmatmul::{self, MatmulWeights};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, Prepared, ResultType, lookup};
 
 /// One operand's quantization as the fused step receives it.
-pub(super) struct Params {
+pub(crate) struct Params {
     scales: Vec<f32>,
     zero_points: Vec<i64>,
 }
@@ -27,7 +27,7 @@ pub(super) struct Params {
 impl Params {
     /// From a scale (`!torch.float` or a 1-D tensor) and a zero point (`!torch.int` or a
     /// tensor of the same length).
-    pub(super) fn read(scale: &Value, zero_point: &Value) -> Result<Params> {
+    pub(crate) fn read(scale: &Value, zero_point: &Value) -> Result<Params> {
         let scales: Vec<f32> = match scale {
             Value::Tensor(t) => t.data.to_f64().into_iter().map(|s| s as f32).collect(),
             v => vec![v.as_float()? as f32],
@@ -51,15 +51,15 @@ impl Params {
     }
 
     /// How many channels the parameters describe (1 for per tensor).
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.scales.len()
     }
 
-    pub(super) fn scale(&self, c: usize) -> f32 {
+    pub(crate) fn scale(&self, c: usize) -> f32 {
         self.scales[if self.scales.len() == 1 { 0 } else { c }]
     }
 
-    pub(super) fn zero_point(&self, c: usize) -> i64 {
+    pub(crate) fn zero_point(&self, c: usize) -> i64 {
         self.zero_points[if self.zero_points.len() == 1 { 0 } else { c }]
     }
 }
@@ -173,7 +173,7 @@ fn requantize(
 
 /// Whether a fused step's declared output is signed, and whether it is a quantized
 /// tensor (`quantize_per_tensor`) or its integers (`int_repr` of one, fused too).
-pub(super) fn output_kind(dtype: Option<DType>) -> Option<(bool, bool)> {
+pub(crate) fn output_kind(dtype: Option<DType>) -> Option<(bool, bool)> {
     match dtype? {
         DType::QUInt8 => Some((false, true)),
         DType::QInt8 => Some((true, true)),

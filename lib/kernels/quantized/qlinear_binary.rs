@@ -21,11 +21,11 @@
 
 use anyhow::{Result, bail};
 
-use super::layout::{broadcast_map, broadcast_shapes, result_count};
-use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Op {
@@ -378,8 +378,8 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::types::TensorType;
-    use crate::runtime::kernels::Kernel;
+    use crate::kernels::Kernel;
+    use crate::kernels::tensor::tensor_type::TensorType;
 
     fn tensor(shape: Vec<usize>, data: Data) -> Value {
         Value::tensor(Tensor::new(shape, data).unwrap())

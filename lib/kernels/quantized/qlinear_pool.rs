@@ -16,10 +16,10 @@
 
 use anyhow::{Result, bail};
 
-use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType};
 
 /// Operands: the float averages, y_scale, y_zero_point (and the dtype code, which the
 /// declared result type already says).
@@ -36,7 +36,7 @@ pub fn requantize_average(c: &Call) -> Result<Vec<Value>> {
     let Data::F32(values) = &x.data else {
         bail!("averages of {}, expected f32", x.data.dtype());
     };
-    if values.len() != super::layout::result_count(&x.shape)? {
+    if values.len() != crate::kernels::tensor::layout::result_count(&x.shape)? {
         bail!(
             "averages of shape {:?} hold {} elements",
             x.shape,
@@ -86,13 +86,13 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
         Data::I8(v) => v.iter().map(|&q| q as i64).collect(),
         other => bail!("x is {}, expected 8-bit integers", other.dtype()),
     };
-    if values.len() != super::layout::result_count(&x.shape)? {
+    if values.len() != crate::kernels::tensor::layout::result_count(&x.shape)? {
         bail!("x of shape {:?} holds {} elements", x.shape, values.len());
     }
     let rank = x.shape.len();
     let mut reduced = vec![false; rank];
     for &d in c.arg(3)?.as_int_list()? {
-        let d = super::args::dim(d, rank)?;
+        let d = crate::kernels::args::dim(d, rank)?;
         if reduced[d] {
             bail!("dimension {d} is reduced twice");
         }
@@ -112,7 +112,7 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
     let kept: Vec<usize> = (0..rank).filter(|&i| !reduced[i]).collect();
     let out_count: usize = kept.iter().map(|&i| x.shape[i]).product();
     // Each input element's output position: its coordinates on the kept axes.
-    let strides = super::layout::strides(&x.shape);
+    let strides = crate::kernels::tensor::layout::strides(&x.shape);
     let mut sums = vec![0i64; out_count];
     for (flat, &q) in values.iter().enumerate() {
         let mut out = 0;
@@ -168,13 +168,15 @@ pub fn average_over_inputs(c: &Call) -> Result<Vec<Value>> {
         3 => "torch.aten.avg_pool3d",
         n => bail!("a {n}-d average pool cannot sum with a divisor of 1"),
     };
-    let Some(pool) = super::lookup(name) else {
+    let Some(pool) = crate::kernels::lookup(name) else {
         bail!("internal error: no kernel for {name}");
     };
-    let float = [ResultType::Tensor(crate::dialect::types::TensorType {
-        dtype: Some(DType::F32),
-        shape: None,
-    })];
+    let float = [ResultType::Tensor(
+        crate::kernels::tensor::tensor_type::TensorType {
+            dtype: Some(DType::F32),
+            shape: None,
+        },
+    )];
     // Sums (a divisor of 1) in the pool's own order; zeros of the padding add nothing.
     let sum = |x: &Value| -> Result<(Vec<usize>, Vec<f32>)> {
         let args = [
@@ -217,7 +219,7 @@ pub fn average_over_inputs(c: &Call) -> Result<Vec<Value>> {
         let (operands, tail) = tail
             .split_at_checked(arity)
             .ok_or_else(|| anyhow::anyhow!("internal error: {name} lacks operands"))?;
-        let Some(kernel) = super::lookup(name) else {
+        let Some(kernel) = crate::kernels::lookup(name) else {
             bail!("internal error: no kernel for {name}");
         };
         let args: Vec<Value> = std::iter::once(averages)
@@ -247,7 +249,7 @@ pub fn average_over_inputs(c: &Call) -> Result<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::types::TensorType;
+    use crate::kernels::tensor::tensor_type::TensorType;
 
     fn requantize(values: Vec<f32>, scale: f64, zero_point: i64, dtype: DType) -> Result<Data> {
         let n = values.len();

@@ -11,10 +11,10 @@
 
 use anyhow::{Result, bail};
 
-use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType};
 
 /// The exponentials for rows of `size` elements.
 fn table(x_scale: f32, size: usize) -> [f32; 256] {
@@ -70,11 +70,11 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
         (Data::I8(v), true) => v.iter().map(|&q| q as i32).collect(),
         (other, _) => bail!("x is {} for a {} result", other.dtype(), ty),
     };
-    if values.len() != super::layout::result_count(&x.shape)? {
+    if values.len() != crate::kernels::tensor::layout::result_count(&x.shape)? {
         bail!("x of shape {:?} holds {} elements", x.shape, values.len());
     }
     let rank = x.shape.len();
-    let axis = super::args::dim(c.arg(2)?.as_int()?, rank)?;
+    let axis = crate::kernels::args::dim(c.arg(2)?.as_int()?, rank)?;
     let size = x.shape.get(axis).copied().unwrap_or(1);
     let inner: usize = x.shape.get(axis + 1..).map_or(1, |s| s.iter().product());
     let y_scale = c.arg(3)?.as_float()?;
@@ -138,7 +138,7 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::types::TensorType;
+    use crate::kernels::tensor::tensor_type::TensorType;
 
     fn run(x: Data, shape: Vec<usize>, x_scale: f64, y_scale: f64, zp: i64) -> Data {
         let dtype = if matches!(x, Data::I8(_)) {

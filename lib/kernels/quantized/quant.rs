@@ -9,10 +9,10 @@ use std::borrow::Cow;
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
-use super::{Call, Kernel, args};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -428,7 +428,7 @@ fn dequantize(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let Some(quant) = &x.quant else {
         if x.data.dtype().is_float() {
-            let data = super::data::cast(&x.data, DType::F32);
+            let data = crate::kernels::tensor::data::cast(&x.data, DType::F32);
             return args::ret(c, Tensor::new(x.shape.clone(), data)?);
         }
         bail!(
@@ -478,10 +478,10 @@ fn int_repr(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::{Data, Quant};
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::tensor::{Data, Quant};
+    use crate::kernels::testing::*;
 
     fn quint8() -> Value {
         Value::Int(DType::QUInt8.torch_scalar_type())

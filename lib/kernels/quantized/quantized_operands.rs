@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
-use super::{Call, ResultType, lookup};
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType, lookup};
 
 /// The integers of `t` minus their zero point(s), as int32.
 fn centred(t: &Tensor) -> Result<Tensor> {
@@ -104,7 +104,7 @@ fn of(dtype: DType) -> ResultType {
 /// Marks `acc` quantized and checks it against the declared type.
 fn finish(c: &Call, mut acc: Tensor, quant: Quant) -> Result<Vec<Value>> {
     acc.quant = Some(quant);
-    super::args::ret(c, acc)
+    crate::kernels::args::ret(c, acc)
 }
 
 /// `convolution` whose input and weight (and bias, if any) are quantized.
@@ -180,10 +180,10 @@ pub fn dequantized_mm(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::{Data, Quant, Tensor};
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::tensor::{Data, Quant, Tensor};
+    use crate::kernels::testing::*;
 
     fn quantized(shape: &[usize], data: Data, quant: Quant) -> Value {
         let mut t = Tensor::new(shape.to_vec(), data).unwrap();

@@ -9,8 +9,8 @@
 
 use half::{bf16, f16};
 
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::Data;
+use crate::kernels::tensor::Data;
+use crate::kernels::tensor::dtype::DType;
 
 /// Rebuilds `data` with the same variant from a body that maps its `Vec<T>` (bound to
 /// `$v`) to a new `Vec<T>`.

@@ -3,7 +3,7 @@
 //! precision without fused multiply-adds, integers accumulate wrapping, like the
 //! int32 accumulators of quantized kernels.
 
-use crate::runtime::tensor::Data;
+use crate::kernels::tensor::Data;
 
 pub trait Elem: Copy + Default + Send + Sync + 'static {
     /// The storage as a slice of this type, if it holds this type.

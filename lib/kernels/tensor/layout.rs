@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-pub use crate::runtime::tensor::{MAX_ELEMENTS, bounded_count as result_count};
+pub use crate::kernels::tensor::{MAX_ELEMENTS, bounded_count as result_count};
 
 /// Row-major strides of `shape`, in elements.
 pub fn strides(shape: &[usize]) -> Vec<usize> {

@@ -1,13 +1,21 @@
-//! The runtime's tensors: typed element storage, a shape, and for quantized tensors the
-//! scale and zero point(s) that give the integers their real values.
+//! The kernels' tensors: typed element storage, a shape, and for quantized tensors the
+//! scale and zero point(s) that give the integers their real values; with the other
+//! plain data kernels compute on (values, dtypes, declared types) and the helpers that
+//! read and lay out elements.
+
+pub mod data;
+pub mod dtype;
+pub mod elem;
+pub mod layout;
+pub mod tensor_type;
+pub mod value;
 
 use anyhow::{Result, bail};
 use half::{bf16, f16};
 
 use crate::budget::show_bytes;
 pub use crate::budget::{DEFAULT_MAX_TENSOR_BYTES, max_tensor_bytes, set_max_tensor_bytes};
-use crate::onnx::dtype::DType;
-use crate::onnx::tensor::TensorData;
+use dtype::DType;
 
 /// Element storage. Quantized tensors store their integers here (U8, I8 or I32).
 #[derive(Clone, Debug, PartialEq)]
@@ -261,23 +269,6 @@ impl Tensor {
             None => d,
         }
     }
-
-    pub fn from_tensor_data(t: &TensorData) -> Result<Tensor> {
-        let shape = t
-            .dims
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| anyhow::anyhow!("negative dimension {d}")))
-            .collect::<Result<Vec<_>>>()?;
-        Tensor::new(shape, Data::from_le_bytes(t.dtype, &t.bytes)?)
-    }
-
-    pub fn to_tensor_data(&self) -> TensorData {
-        TensorData {
-            dtype: self.data.dtype(),
-            dims: self.shape.iter().map(|&d| d as i64).collect(),
-            bytes: self.data.to_le_bytes().into(),
-        }
-    }
 }
 
 /// The largest element count a tensor may have: 2^34 (64 GiB of f32), whatever the
@@ -363,7 +354,7 @@ mod tests {
 
     #[test]
     fn bytes_round_trip_for_every_storage_type() {
-        for d in crate::onnx::dtype::ALL {
+        for d in dtype::ALL {
             let data = Data::zeros(d, 3);
             let back = Data::from_le_bytes(d, &data.to_le_bytes()).unwrap();
             assert_eq!(back, data, "{d}");

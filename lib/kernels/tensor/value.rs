@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
-use super::tensor::Tensor;
+use super::Tensor;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

@@ -14,8 +14,8 @@
 
 use std::path::Path;
 
-use super::testutil::registered_ops;
-use super::{FAMILIES, lookup};
+use super::registered_ops;
+use crate::kernels::{FAMILIES, lookup};
 
 /// Ops the plan runs itself (constants and literals), not kernels.
 fn handled_by_plan(name: &str) -> bool {

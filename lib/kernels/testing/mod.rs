@@ -1,16 +1,22 @@
-//! Helpers for the kernels' unit tests: building operands and running a kernel by its
-//! op name, as the plan does.
+//! Test-only code, kept apart from the kernels: helpers for the kernels' unit tests
+//! (building operands, running a kernel by its op name as the plan does), and the
+//! tests that span many kernels or check a fast path against its reference.
 
-use std::path::Path;
+mod coverage;
+mod qconv;
+mod qmatmul;
+mod robustness;
+
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::{Call, ResultType, lookup};
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, ResultType, lookup};
 
 pub fn tensor(shape: &[usize], data: Data) -> Value {
     Value::tensor(Tensor::new(shape.to_vec(), data).unwrap())
@@ -67,13 +73,8 @@ pub fn f32_values(t: &Tensor) -> Vec<f32> {
 
 /// Every op name the kernel files register (the quoted names in their `lookup`s).
 pub fn registered_ops() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/runtime/kernels");
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            continue;
-        }
+    for path in library_sources() {
         let text = std::fs::read_to_string(&path).expect("source is readable");
         for piece in text.split('"').skip(1).step_by(2) {
             let plausible = piece.starts_with("aten.")
@@ -87,4 +88,22 @@ pub fn registered_ops() -> Vec<String> {
     names.sort();
     names.dedup();
     names
+}
+
+/// Every `.rs` file of the kernel library, in every folder, sorted.
+pub fn library_sources() -> Vec<PathBuf> {
+    let mut pending = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/kernels")];
+    let mut files = Vec::new();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }

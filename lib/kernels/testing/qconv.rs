@@ -3,11 +3,15 @@
 //! and panels, padding, strides, dilations, groups, depthwise, 1-D to 3-D, each mix of
 //! signedness, per-channel zero points, with and without bias).
 
-use super::*;
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::kernels::qgemm::{test_bytes, test_data as data};
-use crate::runtime::kernels::qlinear::reference_conv;
+use crate::kernels::linalg::qconv::{ConvWeights, run_on};
+use crate::kernels::linalg::qgemm::Isa;
+use crate::kernels::linalg::qgemm::{test_bytes, test_data as data};
+use crate::kernels::quantized::qlinear::reference_conv;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, ResultType};
 
 struct Case {
     x_shape: Vec<usize>,

@@ -5,12 +5,12 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use super::testutil::registered_ops;
-use super::{Call, ResultType, lookup};
-use crate::dialect::types::TensorType;
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Quant, Tensor};
-use crate::runtime::value::Value;
+use super::registered_ops;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType, lookup};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
 struct Rng(u64);

@@ -11,15 +11,14 @@
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
-use super::data::cast;
-use super::elem::{Elem, dispatch_numeric};
-use super::layout::{result_count, strides};
-use super::{Call, Kernel, args};
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
+use crate::kernels::tensor::data::cast;
+use crate::kernels::tensor::elem::{Elem, dispatch_numeric};
+use crate::kernels::tensor::layout::{result_count, strides};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
 
 // A child module, for `Geometry`; a flat file, like every kernel source.
-#[path = "conv_im2col.rs"]
 mod im2col;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -343,7 +342,7 @@ fn convolve(c: &Call, at: &Options) -> Result<Vec<Value>> {
 fn convolution(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
-        return super::quantized_operands::quantized_conv(c);
+        return crate::kernels::quantized::quantized_operands::quantized_conv(c);
     }
     convolve(
         c,
@@ -379,9 +378,9 @@ fn conv_nd(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
-    use crate::runtime::tensor::Data;
-    use crate::runtime::value::Value;
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
 
     struct Conv {
         x: (Vec<usize>, Vec<f32>),
@@ -725,8 +724,8 @@ mod tests {
                 groups: 8,
             };
             let (xt, wt) = (
-                super::args::tensor(&call, 0).unwrap(),
-                super::args::tensor(&call, 1).unwrap(),
+                crate::kernels::args::tensor(&call, 0).unwrap(),
+                crate::kernels::args::tensor(&call, 1).unwrap(),
             );
             let g = super::geometry(&call, xt, wt, &options).unwrap();
             let reference = |x: &[f32], w: &[f32], b: &Option<Vec<f32>>| {

@@ -13,16 +13,16 @@ use rayon::prelude::*;
 
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, Isa, MR, NR, Signs};
-use super::qlinear::Params;
-use super::{Call, ResultType};
-use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor, bounded_bytes};
-use crate::runtime::value::Value;
+use crate::kernels::quantized::qlinear::Params;
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor, bounded_bytes};
+use crate::kernels::{Call, ResultType};
 
 /// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
 /// range, and the shift that moves its zero points along with them. Borrowed when no
 /// shift is needed.
-pub(super) fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
+pub(crate) fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
     match (data, signed) {
         (Data::U8(v), false) => Some((Cow::Borrowed(v), 0)),
         // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern
@@ -215,7 +215,7 @@ fn shape(c: &Call, x: &Tensor, w: &ConvWeights) -> Option<Shape> {
 /// A write-only view of the output shared by the workers. Each output element belongs
 /// to exactly one (tile, row) or (channel, row) a worker handles, so no two workers
 /// write the same byte.
-pub(super) struct SharedOut {
+pub(crate) struct SharedOut {
     ptr: *mut u8,
     len: usize,
 }
@@ -225,7 +225,7 @@ pub(super) struct SharedOut {
 unsafe impl Sync for SharedOut {}
 
 impl SharedOut {
-    pub(super) fn new(y: &mut [u8]) -> SharedOut {
+    pub(crate) fn new(y: &mut [u8]) -> SharedOut {
         SharedOut {
             ptr: y.as_mut_ptr(),
             len: y.len(),
@@ -237,7 +237,7 @@ impl SharedOut {
     /// # Safety
     /// No other worker touches these bytes while the slice lives.
     #[allow(clippy::mut_from_ref)]
-    pub(super) unsafe fn slice(&self, at: usize, n: usize) -> &mut [u8] {
+    pub(crate) unsafe fn slice(&self, at: usize, n: usize) -> &mut [u8] {
         assert!(at + n <= self.len, "output slice out of bounds");
         // SAFETY: in bounds by the assert; exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
@@ -249,7 +249,7 @@ pub fn run(c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
     run_on(Isa::best(), c, w)
 }
 
-pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
+pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
     let x = c.arg(0)?.as_tensor()?;
     let Ok(xp) = Params::read(c.arg(1)?, c.arg(2)?) else {
         return Ok(None);
@@ -260,7 +260,8 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let Some((signed_out, quantized)) = super::qlinear::output_kind(ty.dtype) else {
+    let Some((signed_out, quantized)) = crate::kernels::quantized::qlinear::output_kind(ty.dtype)
+    else {
         return Ok(None);
     };
     if xp.len() != 1 || yp.len() != 1 || c.arg(11)?.as_int().ok() != Some(w.groups as i64) {
@@ -303,7 +304,7 @@ pub(super) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
     };
     let mut shape_out = vec![s.batch, c_out];
     shape_out.extend(&s.output[3 - (x.rank() - 2)..]);
-    let total = crate::runtime::tensor::bounded_count(&shape_out)?;
+    let total = crate::kernels::tensor::bounded_count(&shape_out)?;
     let mut y = vec![0u8; total];
     let job = Job {
         s: &s,
@@ -930,7 +931,7 @@ fn even_bytes(isa: Isa, dst: &mut [u8; 32], src: &[u8; 64]) {
 
 /// Requantizes one tile row with the instruction set's features enabled, so the
 /// epilogue's loops vectorize.
-pub(super) fn requantize(
+pub(crate) fn requantize(
     isa: Isa,
     acc: &[i32; NR],
     r: RowTerms,
@@ -1155,7 +1156,3 @@ fn add_products(acc: &mut [i32; NR], src: &[i16; NR], tap: i32) {
         acc[j] = acc[j].wrapping_add(src[j] as i32 * tap);
     }
 }
-
-#[cfg(test)]
-#[path = "qconv_tests.rs"]
-mod tests;

@@ -170,8 +170,8 @@ pub(crate) fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
 
 /// `test_bytes` as u8 or i8 data.
 #[cfg(test)]
-pub(crate) fn test_data(seed: u64, n: usize, signed: bool) -> crate::runtime::tensor::Data {
-    use crate::runtime::tensor::Data;
+pub(crate) fn test_data(seed: u64, n: usize, signed: bool) -> crate::kernels::tensor::Data {
+    use crate::kernels::tensor::Data;
     let b = test_bytes(seed, n);
     if signed {
         Data::I8(b.into_iter().map(|v| v as i8).collect())

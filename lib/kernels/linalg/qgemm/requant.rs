@@ -9,7 +9,7 @@
 use anyhow::Result;
 
 use super::NR;
-use crate::runtime::tensor::{Data, Quant, Tensor};
+use crate::kernels::tensor::{Data, Quant, Tensor};
 
 /// Terms that are the same along a row of the output.
 #[derive(Clone, Copy, Debug, Default)]
