@@ -72,6 +72,7 @@ pub type Prepared = std::sync::Arc<dyn Fn(&Call) -> Result<Vec<Value>> + Send + 
 pub type Prepare = fn(&[Option<&Value>]) -> Option<Prepared>;
 
 mod args;
+pub mod isa;
 pub mod linalg;
 pub mod ops;
 pub mod quantized;

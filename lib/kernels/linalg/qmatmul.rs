@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use super::qconv::{SharedOut, shifted};
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
-use super::qgemm::{self, Isa, MR, NR, Signs};
+use super::qgemm::{self, MR, NR, Signs};
+use crate::kernels::isa::Isa;
 use crate::kernels::quantized::qlinear::Params;
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;

@@ -21,6 +21,7 @@
 
 use anyhow::{Result, bail};
 
+use crate::kernels::isa::Isa;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
 use crate::kernels::tensor::value::Value;
@@ -209,8 +210,8 @@ impl Arith {
 /// are single instructions instead of libm calls; the results are the same.
 fn apply_all(arith: &Arith, a: &[i32], b: &[i32], lo: i32, hi: i32, shift: i32) -> Vec<i32> {
     #[cfg(target_arch = "x86_64")]
-    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-        // SAFETY: the features were detected on this CPU.
+    if Isa::best().includes(Isa::Avx2) {
+        // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
         return unsafe { apply_all_fma(arith, a, b, lo, hi, shift) };
     }
     apply_all_body(arith, a, b, lo, hi, shift)

@@ -367,11 +367,10 @@ mod simd {
     #[cfg(target_arch = "x86_64")]
     use super::{Narrow, dequantize_run, quantize_run};
 
+    use crate::kernels::isa::Isa;
+
     pub fn available() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return std::arch::is_x86_feature_detected!("avx2");
-        #[cfg(not(target_arch = "x86_64"))]
-        false
+        Isa::best().includes(Isa::Avx2)
     }
 
     #[cfg(target_arch = "x86_64")]

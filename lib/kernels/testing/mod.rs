@@ -107,3 +107,26 @@ pub fn library_sources() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A small deterministic generator for the kernels' tests, so failures reproduce.
+pub fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// `test_bytes` as u8 or i8 data.
+pub fn test_data(seed: u64, n: usize, signed: bool) -> Data {
+    let b = test_bytes(seed, n);
+    if signed {
+        Data::I8(b.into_iter().map(|v| v as i8).collect())
+    } else {
+        Data::U8(b)
+    }
+}

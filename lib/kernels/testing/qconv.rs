@@ -3,14 +3,14 @@
 //! and panels, padding, strides, dilations, groups, depthwise, 1-D to 3-D, each mix of
 //! signedness, per-channel zero points, with and without bias).
 
+use crate::kernels::isa::Isa;
 use crate::kernels::linalg::qconv::{ConvWeights, run_on};
-use crate::kernels::linalg::qgemm::Isa;
-use crate::kernels::linalg::qgemm::{test_bytes, test_data as data};
 use crate::kernels::quantized::qlinear::reference_conv;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::testing::{test_bytes, test_data as data};
 use crate::kernels::{Call, ResultType};
 
 struct Case {

@@ -1,8 +1,7 @@
 //! The fast matmul against the reference kernel on every instruction set this CPU
 //! has: ragged rows, columns and K, batched a, each signedness mix, per-column b.
 
-use crate::kernels::linalg::qgemm::Isa;
-use crate::kernels::linalg::qgemm::{test_bytes, test_data as data};
+use crate::kernels::isa::Isa;
 use crate::kernels::linalg::qmatmul::{MatmulWeights, run_on};
 use crate::kernels::quantized::qlinear::reference_matmul;
 use crate::kernels::tensor::Data;
@@ -10,6 +9,7 @@ use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::testing::{test_bytes, test_data as data};
 use crate::kernels::{Call, ResultType};
 
 fn check(a_shape: &[usize], n: usize, a_signed: bool, b_signed: bool, per_column: bool, seed: u64) {

@@ -12,7 +12,8 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
-use super::qgemm::{self, Isa, MR, NR, Signs};
+use super::qgemm::{self, MR, NR, Signs};
+use crate::kernels::isa::Isa;
 use crate::kernels::quantized::qlinear::Params;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;

@@ -15,7 +15,7 @@ mod avx512;
 mod portable;
 pub mod requant;
 
-use std::sync::OnceLock;
+use crate::kernels::isa::Isa;
 
 /// Rows of L in a tile.
 pub const MR: usize = 8;
@@ -23,53 +23,6 @@ pub const MR: usize = 8;
 pub const NR: usize = 32;
 
 pub type Tile = [[i32; NR]; MR];
-
-/// The instruction set a tile runs with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    Avx512Vnni,
-    Avx2,
-    Portable,
-}
-
-impl Isa {
-    /// The fastest path this CPU supports, decided once.
-    pub fn best() -> Isa {
-        static BEST: OnceLock<Isa> = OnceLock::new();
-        *BEST.get_or_init(|| {
-            [Isa::Avx512Vnni, Isa::Avx2]
-                .into_iter()
-                .find(|isa| isa.available())
-                .unwrap_or(Isa::Portable)
-        })
-    }
-
-    pub fn available(self) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512Vnni => {
-                is_x86_feature_detected!("avx512f")
-                    && is_x86_feature_detected!("avx512bw")
-                    && is_x86_feature_detected!("avx512vl")
-                    && is_x86_feature_detected!("avx512vnni")
-            }
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => is_x86_feature_detected!("avx2"),
-            Isa::Portable => true,
-            #[allow(unreachable_patterns)]
-            _ => false,
-        }
-    }
-
-    /// Every path this CPU can run, for tests that compare them.
-    #[cfg(test)]
-    pub fn all_available() -> Vec<Isa> {
-        [Isa::Avx512Vnni, Isa::Avx2, Isa::Portable]
-            .into_iter()
-            .filter(|isa| isa.available())
-            .collect()
-    }
-}
 
 /// Which operand holds the signed bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,39 +115,10 @@ pub fn pack_rows(m: usize, k: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8>
     out
 }
 
-/// A small deterministic generator for the kernels' tests, so failures reproduce.
-#[cfg(test)]
-pub(crate) fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
-    tests::bytes(seed, n)
-}
-
-/// `test_bytes` as u8 or i8 data.
-#[cfg(test)]
-pub(crate) fn test_data(seed: u64, n: usize, signed: bool) -> crate::kernels::tensor::Data {
-    use crate::kernels::tensor::Data;
-    let b = test_bytes(seed, n);
-    if signed {
-        Data::I8(b.into_iter().map(|v| v as i8).collect())
-    } else {
-        Data::U8(b)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    pub(crate) fn bytes(seed: u64, n: usize) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::kernels::testing::test_bytes as bytes;
 
     fn naive(signs: Signs, lhs: &[u8], stride: usize, rhs: &[u8], kq: usize) -> Tile {
         let mut out = [[0i32; NR]; MR];
