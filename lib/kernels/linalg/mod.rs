@@ -4,6 +4,8 @@
 pub mod conv;
 pub mod matmul;
 pub mod qconv;
+mod qdriver;
 pub mod qgemm;
 pub mod qmatmul;
+pub mod qparams;
 pub mod sgemm;

@@ -8,11 +8,11 @@
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::qconv::{SharedOut, shifted};
+use super::qdriver::{self, SharedOut, shifted};
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
+use super::qparams::Params;
 use crate::kernels::isa::Isa;
-use crate::kernels::quantized::qlinear::Params;
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, ResultType};
@@ -86,8 +86,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let Some((signed, quantized)) = crate::kernels::quantized::qlinear::output_kind(ty.dtype)
-    else {
+    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
         return Ok(None);
     };
     if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
@@ -185,7 +184,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
                     };
                     // SAFETY: row `row`, columns first..first+cols belong to this item alone.
                     let dest = unsafe { shared.slice(row * n + first, cols) };
-                    super::qconv::requantize(isa, acc, terms, col, out, dest);
+                    qdriver::requantize(isa, acc, terms, col, out, dest);
                 }
             }
         },

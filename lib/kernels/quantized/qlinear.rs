@@ -12,57 +12,12 @@ use std::sync::Arc;
 
 use crate::kernels::linalg::qconv::{self, ConvWeights};
 use crate::kernels::linalg::qmatmul::{self, MatmulWeights};
+use crate::kernels::linalg::qparams::{Params, output_kind};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, Prepared, ResultType, lookup};
-
-/// One operand's quantization as the fused step receives it.
-pub(crate) struct Params {
-    scales: Vec<f32>,
-    zero_points: Vec<i64>,
-}
-
-impl Params {
-    /// From a scale (`!torch.float` or a 1-D tensor) and a zero point (`!torch.int` or a
-    /// tensor of the same length).
-    pub(crate) fn read(scale: &Value, zero_point: &Value) -> Result<Params> {
-        let scales: Vec<f32> = match scale {
-            Value::Tensor(t) => t.data.to_f64().into_iter().map(|s| s as f32).collect(),
-            v => vec![v.as_float()? as f32],
-        };
-        let zero_points = match zero_point {
-            Value::Tensor(t) => t.data.to_i64(),
-            Value::None => vec![0; scales.len()],
-            v => vec![v.as_int()?],
-        };
-        if scales.len() != zero_points.len() || scales.is_empty() {
-            bail!(
-                "{} scales but {} zero points",
-                scales.len(),
-                zero_points.len()
-            );
-        }
-        Ok(Params {
-            scales,
-            zero_points,
-        })
-    }
-
-    /// How many channels the parameters describe (1 for per tensor).
-    pub(crate) fn len(&self) -> usize {
-        self.scales.len()
-    }
-
-    pub(crate) fn scale(&self, c: usize) -> f32 {
-        self.scales[if self.scales.len() == 1 { 0 } else { c }]
-    }
-
-    pub(crate) fn zero_point(&self, c: usize) -> i64 {
-        self.zero_points[if self.zero_points.len() == 1 { 0 } else { c }]
-    }
-}
 
 /// The integers of `t` minus their zero point, per slice along `axis` (dimension 0 of
 /// a weight, or the last dimension of a matmul operand).
@@ -169,18 +124,6 @@ fn requantize(
         });
     }
     Ok(t)
-}
-
-/// Whether a fused step's declared output is signed, and whether it is a quantized
-/// tensor (`quantize_per_tensor`) or its integers (`int_repr` of one, fused too).
-pub(crate) fn output_kind(dtype: Option<DType>) -> Option<(bool, bool)> {
-    match dtype? {
-        DType::QUInt8 => Some((false, true)),
-        DType::QInt8 => Some((true, true)),
-        DType::U8 => Some((false, false)),
-        DType::I8 => Some((true, false)),
-        _ => None,
-    }
 }
 
 /// Operands: x, x_scale, x_zero_point, w, w_scale, w_zero_point, bias (int32 or none),

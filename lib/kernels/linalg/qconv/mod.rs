@@ -6,37 +6,18 @@
 //! not take (ranks above 3-D, operands of other types) returns `None`, and the caller
 //! runs the reference kernel, which also reports malformed operands.
 
-use std::borrow::Cow;
-
 use anyhow::Result;
 use rayon::prelude::*;
 
+use super::qdriver::{SharedOut, shifted};
 use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
+use super::qparams::Params;
 use crate::kernels::isa::Isa;
-use crate::kernels::quantized::qlinear::Params;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
-use crate::kernels::tensor::{Data, Tensor, bounded_bytes};
+use crate::kernels::tensor::{Tensor, bounded_bytes};
 use crate::kernels::{Call, ResultType};
-
-/// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
-/// range, and the shift that moves its zero points along with them. Borrowed when no
-/// shift is needed.
-pub(crate) fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
-    match (data, signed) {
-        (Data::U8(v), false) => Some((Cow::Borrowed(v), 0)),
-        // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern
-        // is valid for both.
-        (Data::I8(v), true) => Some((
-            Cow::Borrowed(unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) }),
-            0,
-        )),
-        (Data::U8(v), true) => Some((v.iter().map(|&b| b ^ 0x80).collect(), -128)),
-        (Data::I8(v), false) => Some((v.iter().map(|&b| b as u8 ^ 0x80).collect(), 128)),
-        _ => None,
-    }
-}
 
 /// Constant-weight part of a quantized convolution, packed once.
 pub struct ConvWeights {
@@ -213,38 +194,6 @@ fn shape(c: &Call, x: &Tensor, w: &ConvWeights) -> Option<Shape> {
     Some(s)
 }
 
-/// A write-only view of the output shared by the workers. Each output element belongs
-/// to exactly one (tile, row) or (channel, row) a worker handles, so no two workers
-/// write the same byte.
-pub(crate) struct SharedOut {
-    ptr: *mut u8,
-    len: usize,
-}
-
-// SAFETY: workers write disjoint elements (see the type's comment) and nothing reads
-// the buffer until every worker has finished.
-unsafe impl Sync for SharedOut {}
-
-impl SharedOut {
-    pub(crate) fn new(y: &mut [u8]) -> SharedOut {
-        SharedOut {
-            ptr: y.as_mut_ptr(),
-            len: y.len(),
-        }
-    }
-
-    /// The `n` bytes at `at` as a slice.
-    ///
-    /// # Safety
-    /// No other worker touches these bytes while the slice lives.
-    #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn slice(&self, at: usize, n: usize) -> &mut [u8] {
-        assert!(at + n <= self.len, "output slice out of bounds");
-        // SAFETY: in bounds by the assert; exclusive by the caller's promise.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
-    }
-}
-
 /// Runs the convolution, or returns `None` for the reference kernel to run.
 pub fn run(c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
     run_on(Isa::best(), c, w)
@@ -261,8 +210,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
     let ResultType::Tensor(ty) = c.result(0)? else {
         return Ok(None);
     };
-    let Some((signed_out, quantized)) = crate::kernels::quantized::qlinear::output_kind(ty.dtype)
-    else {
+    let Some((signed_out, quantized)) = super::qparams::output_kind(ty.dtype) else {
         return Ok(None);
     };
     if xp.len() != 1 || yp.len() != 1 || c.arg(11)?.as_int().ok() != Some(w.groups as i64) {
@@ -928,39 +876,6 @@ fn even_bytes(isa: Isa, dst: &mut [u8; 32], src: &[u8; 64]) {
             }
         }
     }
-}
-
-/// Requantizes one tile row with the instruction set's features enabled, so the
-/// epilogue's loops vectorize.
-pub(crate) fn requantize(
-    isa: Isa,
-    acc: &[i32; NR],
-    r: RowTerms,
-    c: ColTerms,
-    y: Output,
-    out: &mut [u8],
-) {
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the instruction set was detected on this CPU.
-        Isa::Avx512Vnni if isa.available() => unsafe { requantize_avx512(acc, r, c, y, out) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
-        Isa::Avx2 if isa.available() => unsafe { requantize_avx2(acc, r, c, y, out) },
-        _ => requant::row(acc, r, c, y, out),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn requantize_avx512(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
-    requant::row(acc, r, c, y, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn requantize_avx2(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
-    requant::row(acc, r, c, y, out)
 }
 
 fn depthwise_channel(
