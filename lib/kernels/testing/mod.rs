@@ -3,6 +3,7 @@
 //! tests that span many kernels or check a fast path against its reference.
 
 mod coverage;
+mod layering;
 mod qconv;
 mod qmatmul;
 mod robustness;
