@@ -85,7 +85,7 @@ fn a_chain_of_100k_nodes_compiles_plans_and_runs() {
     let bytes = Bytes::from(chain(n).encode_to_vec());
     let model = validate(decode_model(bytes).unwrap(), None).unwrap();
     let context = new_context();
-    let compiled = compile(&context, &model, Emit::Fused, Options::default()).unwrap();
+    let compiled = compile(&context, &model, Emit::Backend, Options::default()).unwrap();
     let plan = Plan::new(&compiled.module).unwrap();
     assert_eq!(plan.step_count(), n);
     drop(compiled);

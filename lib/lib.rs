@@ -3,12 +3,15 @@
 pub mod budget;
 pub mod conversion;
 #[cfg(test)]
+mod cpu_fusion_tests;
+#[cfg(test)]
 mod deep_graph_tests;
 pub mod dialect;
 pub mod import;
 pub mod ir;
 pub mod kernels;
 pub mod onnx;
+pub mod ops;
 pub mod output;
 pub mod pipeline;
 pub mod quantize;

@@ -1,5 +1,8 @@
 //! Writes results so that a failure never leaves a partial file behind: the text goes to
 //! a temporary file in the destination's directory, which is then renamed into place.
+//! The temporary file is created with mode 0666 less the user's umask, as `open(2)` gives
+//! any new file, so the renamed result has the permissions the user expects (0644 under
+//! umask 022) rather than a temporary file's private 0600.
 
 use std::fmt;
 use std::io::{self, BufWriter, Write};
@@ -66,8 +69,8 @@ fn write_with(dest: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>)
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in '{}'", dir.display()))?;
+    let mut tmp =
+        new_file_in(dir).with_context(|| format!("cannot create a file in '{}'", dir.display()))?;
     write(tmp.as_file_mut())
         .and_then(|_| tmp.flush())
         .with_context(|| format!("writing '{}'", dest.display()))?;
@@ -75,6 +78,18 @@ fn write_with(dest: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot write '{}'", dest.display()))?;
     Ok(())
+}
+
+/// A temporary file in `dir` whose mode is what a newly created file gets (0666 & !umask).
+fn new_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".qlower-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
 }
 
 #[cfg(test)]
@@ -98,6 +113,34 @@ mod tests {
         write_display(&dest, &format_args!("{}-{}", "a", 7)).unwrap();
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "a-7");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// The mode a file created now gets: 0666 less the umask, read back from a file made
+    /// with `std::fs::File::create`, which applies the umask as `open(2)` does.
+    #[cfg(unix)]
+    fn mode_of_a_new_file(dir: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        let probe = dir.join("probe");
+        std::fs::File::create(&probe).unwrap();
+        let mode = std::fs::metadata(&probe).unwrap().permissions().mode() & 0o777;
+        std::fs::remove_file(&probe).unwrap();
+        mode
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_get_the_mode_of_a_newly_created_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let expected = mode_of_a_new_file(dir.path());
+        let dest = dir.path().join("out.mlir");
+        write_output(&dest, "x").unwrap();
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, expected, "{mode:o} != {expected:o}");
+        // Replacing an existing file gives the same mode.
+        write_bytes(&dest, b"y").unwrap();
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, expected, "{mode:o} != {expected:o}");
     }
 
     #[test]

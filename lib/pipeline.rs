@@ -1,13 +1,19 @@
-//! The compiler's pipelines: which passes run for each `--emit` form, and the registry
-//! of passes that `qlower-opt` exposes as flags.
+//! The compiler's pipelines: which passes run for each `--emit` form, the registry of
+//! passes that `qlower-opt` exposes as flags, and compiling a model for the backend.
 
-use anyhow::{Result, bail};
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
 use melior::Context;
 use melior::ir::Module;
 
 use crate::conversion::{Leftovers, convert_onnx_to_torch};
 use crate::import::import_model;
+use crate::ir::context::new_context;
+use crate::ir::parse::parse_module;
+use crate::onnx::load::load_model;
 use crate::onnx::validate::ValidModel;
+use crate::runtime::plan::Plan;
 use crate::transforms::{self, FoldLimits};
 
 /// The form `qlower` prints.
@@ -18,8 +24,11 @@ pub enum Emit {
     /// Lowered to the torch dialect with explicit quantization (the default).
     Torch,
     /// As `torch`, then convolutions and matmuls of dequantized operands applied to the
-    /// quantized tensors (`fuse-quantized-ops`); what `qlower run` and `bench` execute.
+    /// quantized tensors (`fuse-quantized-ops`); `backend` fuses further for `qlower run`.
     Fused,
+    /// As `fused`, then each pattern the CPU backend runs as one kernel written as one
+    /// `qlower.` op (`fuse-for-cpu`); what `qlower run` and `bench` execute.
+    Backend,
 }
 
 /// Settings that passes read; the command lines fill them from flags.
@@ -65,6 +74,11 @@ pub fn passes() -> &'static [Pass] {
             description: "Apply convolutions and matmuls of dequantized operands to the quantized tensors, accumulating in qint32",
             run: run_fuse_quantized_ops,
         },
+        Pass {
+            name: "fuse-for-cpu",
+            description: "Rewrite each quantized pattern the CPU backend runs as one kernel into one qlower.* op carrying that kernel's operands",
+            run: run_fuse_for_cpu,
+        },
     ]
 }
 
@@ -101,6 +115,15 @@ fn run_fuse_quantized_ops<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::fuse_quantized_ops::fuse_quantized_ops(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_fuse_for_cpu<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::fuse_for_cpu(context, module)?;
     Ok(Vec::new())
 }
 
@@ -146,8 +169,7 @@ pub fn compile<'c>(
     emit: Emit,
     options: Options,
 ) -> Result<Compiled<'c>> {
-    let mut module = import_model(context, model)?;
-    let mut warnings = Vec::new();
+    let (mut module, mut warnings) = import_model(context, model)?;
     if emit != Emit::Import {
         let leftovers = convert_onnx_to_torch(context, &mut module)?;
         if let Some(w) = leftover_warning(&leftovers) {
@@ -158,11 +180,16 @@ pub fn compile<'c>(
         }
         simplify(context, &mut module, &options.passes)?;
     }
-    if emit == Emit::Fused {
+    if matches!(emit, Emit::Fused | Emit::Backend) {
         transforms::fuse_quantized_ops::fuse_quantized_ops(context, &mut module)?;
         // Each fusion emits its own zero points and axis constants: merge them. The float
         // operands' dequantizes are dead once the op reads the quantized tensors.
         transforms::canonicalize_quant(context, &mut module)?;
+        transforms::dce(context, &mut module);
+    }
+    if emit == Emit::Backend {
+        transforms::fuse_for_cpu(context, &mut module)?;
+        // The float ops each fused op replaced are dead now.
         transforms::dce(context, &mut module);
     }
     Ok(Compiled { module, warnings })
@@ -179,4 +206,24 @@ fn simplify<'c>(
     transforms::canonicalize_quant(context, module)?;
     transforms::dce(context, module);
     Ok(())
+}
+
+/// Plans the model at `path` for the CPU backend: an `.onnx` file compiled in memory to
+/// the `backend` form, or a `.mlir` file, which `fuse-for-cpu` brings to that form
+/// (printed `backend` IR has nothing left to fuse). The MLIR context is gone when this
+/// returns: a plan holds only plain data.
+pub fn plan_model(path: &Path) -> Result<Plan> {
+    let context = new_context();
+    let is_mlir = path.extension().is_some_and(|e| e == "mlir");
+    let module = if is_mlir {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read '{}'", path.display()))?;
+        let mut module = parse_module(&context, &text, &path.display().to_string())?;
+        transforms::fuse_for_cpu(&context, &mut module)?;
+        module
+    } else {
+        let model = load_model(path)?;
+        compile(&context, &model, Emit::Backend, Options::default())?.module
+    };
+    Plan::new(&module)
 }

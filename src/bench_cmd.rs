@@ -9,7 +9,7 @@ use clap::Args;
 
 use crate::inputs::{bound_inputs, parse_binding, random_input};
 use crate::threads::{thread_count, with_threads};
-use qlower::runtime::model::plan_model;
+use qlower::pipeline::plan_model;
 
 #[derive(Args)]
 pub struct BenchArgs {

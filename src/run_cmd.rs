@@ -8,8 +8,8 @@ use clap::Args;
 use crate::inputs::{bound_inputs, parse_binding};
 use crate::threads::with_threads;
 use qlower::output::write_bytes;
+use qlower::pipeline::plan_model;
 use qlower::runtime::io::{npy, output_file_name};
-use qlower::runtime::model::plan_model;
 
 #[derive(Args)]
 pub struct RunArgs {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what qlower needs to build and test, only when it is missing:
-# LLVM/MLIR 22 from Debian (and g++, which builds libFuzzer for tools/fuzz.sh) and a
-# Python venv (.venv) with the pinned test oracles.
+# LLVM/MLIR 22 from Debian (and g++, which builds libFuzzer for tools/fuzz.sh; qemu-user,
+# which tools/no_vnni.sh runs the oracles under as a CPU without VNNI) and a Python venv
+# (.venv) with the pinned test oracles.
 # Safe to run repeatedly; a second run on a ready machine does nothing.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 apt_packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev
-  libclang-22-dev libzstd-dev libz3-dev g++)
+  libclang-22-dev libzstd-dev libz3-dev g++ qemu-user)
 python_oracles=(onnx==1.23.2 onnxruntime==1.31.1 numpy lit torch-mlir==20261001)
 
 as_root() {

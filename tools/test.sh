@@ -18,6 +18,8 @@ echo "== cargo test (unit, lit runner, downstream acceptance, conformance, diffe
 cargo test --all-targets
 echo "== LLVM lit + FileCheck on the same files"
 QLOWER_BIN_DIR="$repo/target/debug" .venv/bin/lit -sv test/
+echo "== As on a CPU without VNNI (tools/no_vnni.sh: ONNX Runtime and qlower under qemu -cpu Haswell)"
+bash tools/no_vnni.sh target/release/qlower 130
 echo "== AddressSanitizer on the kernel tests (tools/asan.sh)"
 bash tools/asan.sh
 # The fuzz targets (tools/fuzz.sh) run by hand, for minutes each: in a fresh CI

@@ -1,5 +1,5 @@
 //! Build a one- or two-node model from the fuzz bytes (op, attributes, shapes and
-//! constant operands all chosen by the bytes), compile it through the fused pipeline,
+//! constant operands all chosen by the bytes), compile it to the backend form,
 //! plan it and run it on inputs that are also taken from the bytes. Shapes stay small so
 //! that each execution is quick; an error anywhere is fine, a panic or abort is a bug.
 #![no_main]
@@ -353,7 +353,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let context = new_context();
-    let Ok(compiled) = compile(&context, &model, Emit::Fused, Options::default()) else {
+    let Ok(compiled) = compile(&context, &model, Emit::Backend, Options::default()) else {
         return;
     };
     let Ok(plan) = Plan::new(&compiled.module) else {

@@ -5,10 +5,11 @@ use melior::ir::Value;
 use melior::ir::operation::OperationLike;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::simple_ops::refine;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Relu", 1, relu);

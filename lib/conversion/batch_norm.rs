@@ -5,9 +5,10 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("BatchNormalization", 1, batch_norm);

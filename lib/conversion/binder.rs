@@ -1,19 +1,20 @@
 //! Reads an imported op (`torch.operator "onnx.X"`) into plain values: operands,
-//! their types, result types and `torch.onnx.<name>` attributes. Each getter fails
-//! with a message naming the input or attribute, and takes a default when an optional
-//! attribute is missing, so a handler reads as a short chain of binds.
+//! their types, result types and `torch.onnx.<name>` attributes (through the
+//! `Attributes` getters shared with shape inference). Each getter fails with a message
+//! naming the input or attribute, and takes a default when an optional attribute is
+//! missing, so a handler reads as a short chain of binds.
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use melior::Context;
 use melior::ir::attribute::AttributeLike;
-use melior::ir::attribute::{
-    ArrayAttribute, DenseElementsAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
-};
+use melior::ir::attribute::DenseElementsAttribute;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::{Attribute, Value, ValueLike};
 
+use crate::dialect::onnx_attributes::OperatorAttributes;
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::{AttributeValue, Attributes};
 use crate::onnx::tensor::TensorData;
 
 pub struct Binder<'c, 'a> {
@@ -114,86 +115,6 @@ impl<'c, 'a> Binder<'c, 'a> {
         self.op.attribute(&format!("torch.onnx.{name}")).ok()
     }
 
-    pub fn optional_int(&self, name: &str) -> Result<Option<i64>> {
-        self.attribute(name)
-            .map(|a| {
-                IntegerAttribute::try_from(a)
-                    .map(|i| i.value())
-                    .map_err(|_| anyhow!("attribute '{name}' is not an integer"))
-            })
-            .transpose()
-    }
-
-    pub fn int(&self, name: &str, default: i64) -> Result<i64> {
-        Ok(self.optional_int(name)?.unwrap_or(default))
-    }
-
-    pub fn float(&self, name: &str, default: f64) -> Result<f64> {
-        self.attribute(name)
-            .map(|a| {
-                FloatAttribute::try_from(a)
-                    .map(|f| f.value())
-                    .map_err(|_| anyhow!("attribute '{name}' is not a float"))
-            })
-            .transpose()
-            .map(|v| v.unwrap_or(default))
-    }
-
-    pub fn string(&self, name: &str, default: &str) -> Result<String> {
-        self.attribute(name)
-            .map(|a| {
-                StringAttribute::try_from(a)
-                    .map(|s| s.value().to_string())
-                    .map_err(|_| anyhow!("attribute '{name}' is not a string"))
-            })
-            .transpose()
-            .map(|v| v.unwrap_or_else(|| default.to_string()))
-    }
-
-    pub fn optional_ints(&self, name: &str) -> Result<Option<Vec<i64>>> {
-        let Some(a) = self.attribute(name) else {
-            return Ok(None);
-        };
-        let array = ArrayAttribute::try_from(a)
-            .map_err(|_| anyhow!("attribute '{name}' is not a list of integers"))?;
-        (0..array.len())
-            .map(|i| {
-                array
-                    .element(i)
-                    .ok()
-                    .and_then(|e| IntegerAttribute::try_from(e).ok())
-                    .map(|e| e.value())
-                    .ok_or_else(|| anyhow!("attribute '{name}' is not a list of integers"))
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
-    }
-
-    pub fn ints(&self, name: &str, default: &[i64]) -> Result<Vec<i64>> {
-        Ok(self
-            .optional_ints(name)?
-            .unwrap_or_else(|| default.to_vec()))
-    }
-
-    pub fn optional_floats(&self, name: &str) -> Result<Option<Vec<f64>>> {
-        let Some(a) = self.attribute(name) else {
-            return Ok(None);
-        };
-        let array = ArrayAttribute::try_from(a)
-            .map_err(|_| anyhow!("attribute '{name}' is not a list of floats"))?;
-        (0..array.len())
-            .map(|i| {
-                array
-                    .element(i)
-                    .ok()
-                    .and_then(|e| FloatAttribute::try_from(e).ok())
-                    .map(|e| e.value())
-                    .ok_or_else(|| anyhow!("attribute '{name}' is not a list of floats"))
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
-    }
-
     /// A tensor-valued attribute, such as Constant's `value`.
     pub fn tensor_attribute(&self, name: &str) -> Result<Option<(Attribute<'c>, TensorData)>> {
         let Some(a) = self.attribute(name) else {
@@ -206,6 +127,13 @@ impl<'c, 'a> Binder<'c, 'a> {
         let data = dense_attribute_data(a, &ty)
             .ok_or_else(|| anyhow!("attribute '{name}' cannot be read"))?;
         Ok(Some((a, data)))
+    }
+}
+
+/// The op's `torch.onnx.*` attributes, through the getters every ONNX reader shares.
+impl Attributes for Binder<'_, '_> {
+    fn value(&self, name: &str) -> Option<AttributeValue<'_>> {
+        OperatorAttributes(self.op).read(name)
     }
 }
 

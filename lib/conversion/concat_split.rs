@@ -4,10 +4,11 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::shape_util::{dims_of, normalize_axis, optional_const_ints};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
+use crate::onnx::attributes::Attributes as _;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Concat", 1, concat);

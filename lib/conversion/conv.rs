@@ -9,14 +9,16 @@ use super::binder::Binder;
 use super::conv_geometry::{
     TorchConvolution, emit_convolution, emit_torch_convolution, read_geometry,
 };
-use super::registry::Registry;
 use super::window::{
-    AutoPad, Cut, auto_pad, check_spatial, cut_spatial, explicit_pads, extent, per_axis,
-    spatial_dims, with_spatial,
+    AutoPad, Cut, check_spatial, cut_spatial, explicit_pads, per_axis, size_of, spatial_dims,
+    with_spatial,
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::onnx::window;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Conv", 1, conv);
@@ -141,8 +143,9 @@ struct Transposed {
 
 impl Transposed {
     /// The length of axis `i` before any cropping, for an input of `size`.
-    fn full(&self, i: usize, size: i64) -> i64 {
-        self.strides[i] * (size - 1) + extent(self.kernel[i], self.dilations[i])
+    fn full(&self, i: usize, size: i64) -> Result<i64> {
+        let extent = window::extent(self.kernel[i], self.dilations[i]);
+        size_of(window::transposed_full(size, self.strides[i], extent, 0))
     }
 }
 
@@ -162,7 +165,7 @@ fn pads_for_output(
         let Some(size) = input[i] else {
             bail!("{why} needs static spatial sizes of X");
         };
-        let full = g.full(i, size) + g.extra[i];
+        let full = g.full(i, size)? + g.extra[i];
         let total = full - out[i];
         if total < 0 {
             bail!(
@@ -170,13 +173,9 @@ fn pads_for_output(
                 out[i]
             );
         }
-        if upper {
-            begin.push(total / 2);
-            end.push(total - total / 2);
-        } else {
-            begin.push(total - total / 2);
-            end.push(total / 2);
-        }
+        let (b, e) = window::split_total(total.into(), upper);
+        begin.push(size_of(b)?);
+        end.push(size_of(e)?);
     }
     Ok((begin, end))
 }
@@ -186,7 +185,7 @@ fn pads_for_output(
 fn transposed_pads(b: &Binder, g: &Transposed, x: &TensorType) -> Result<(Vec<i64>, Vec<i64>)> {
     let n = g.kernel.len();
     let input = spatial_dims(x, n);
-    let mode = auto_pad(b)?;
+    let mode = AutoPad::read(b)?;
     let upper = mode == AutoPad::SameUpper;
     match b.optional_ints("output_shape")? {
         // Some exporters write the whole output shape, not only its spatial part.
@@ -277,12 +276,13 @@ fn conv_transpose<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lower
             );
         }
     }
-    let produced: Vec<Dim> = (0..n)
-        .map(|i| input[i].map(|d| g.full(i, d) - 2 * axes[i].padding + axes[i].output_padding))
-        .collect();
-    let wanted: Vec<Dim> = (0..n)
-        .map(|i| input[i].map(|d| g.full(i, d) + g.extra[i] - begin[i] - end[i]))
-        .collect();
+    let mut produced: Vec<Dim> = Vec::with_capacity(n);
+    let mut wanted: Vec<Dim> = Vec::with_capacity(n);
+    for i in 0..n {
+        let full = input[i].map(|d| g.full(i, d)).transpose()?;
+        produced.push(full.map(|f| f - 2 * axes[i].padding + axes[i].output_padding));
+        wanted.push(full.map(|f| f + g.extra[i] - begin[i] - end[i]));
+    }
     if let Some(i) = (0..n).find(|&i| wanted[i].is_some_and(|w| w <= 0)) {
         bail!("spatial axis {i} of the output would be empty");
     }

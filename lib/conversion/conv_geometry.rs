@@ -6,8 +6,10 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::window::{AutoPad, per_axis, window_pads};
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::types::{Dim, TensorType};
+use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -50,26 +52,14 @@ pub fn read_geometry(
     }
     let w_dims = w.shape.clone().unwrap_or_else(|| vec![None; rank]);
     let kernel = match b.optional_ints("kernel_shape")? {
-        Some(k) => k,
+        Some(_) => per_axis(b, "kernel_shape", n, 1, 1)?,
         None => w_dims[2..]
             .iter()
             .map(|d| d.ok_or_else(|| anyhow::anyhow!("{w_name} has a dynamic kernel size")))
             .collect::<Result<Vec<_>>>()?,
     };
-    let strides = b.ints("strides", &vec![1; n])?;
-    let dilations = b.ints("dilations", &vec![1; n])?;
-    for (name, v) in [
-        ("kernel_shape", &kernel),
-        ("strides", &strides),
-        ("dilations", &dilations),
-    ] {
-        if v.len() != n {
-            bail!("attribute '{name}' has {} entries, expected {n}", v.len());
-        }
-        if v.iter().any(|&s| s < 1) {
-            bail!("attribute '{name}' must be positive, but is {v:?}");
-        }
-    }
+    let strides = per_axis(b, "strides", n, 1, 1)?;
+    let dilations = per_axis(b, "dilations", n, 1, 1)?;
     let group = b.int("group", 1)?;
     if group < 1 {
         bail!("attribute 'group' must be positive, but is {group}");
@@ -84,7 +74,8 @@ pub fn read_geometry(
     {
         bail!("{w_name} has {c_out} output channels, which {group} groups do not divide");
     }
-    let (pads_begin, pads_end) = pads(b, x, &kernel, &strides, &dilations)?;
+    let mode = AutoPad::read(b)?;
+    let (pads_begin, pads_end) = window_pads(b, mode, x, x_name, &kernel, &strides, &dilations)?;
     Ok(ConvGeometry {
         kernel,
         strides,
@@ -93,63 +84,6 @@ pub fn read_geometry(
         pads_begin,
         pads_end,
     })
-}
-
-fn pads(
-    b: &Binder,
-    x: &TensorType,
-    kernel: &[i64],
-    strides: &[i64],
-    dilations: &[i64],
-) -> Result<(Vec<i64>, Vec<i64>)> {
-    let n = kernel.len();
-    let auto_pad = b.string("auto_pad", "NOTSET")?;
-    match auto_pad.as_str() {
-        "NOTSET" => {
-            let pads = b.ints("pads", &vec![0; 2 * n])?;
-            if pads.len() != 2 * n {
-                bail!(
-                    "attribute 'pads' has {} entries, expected {}",
-                    pads.len(),
-                    2 * n
-                );
-            }
-            if pads.iter().any(|&p| p < 0) {
-                bail!("attribute 'pads' must not be negative, but is {pads:?}");
-            }
-            Ok((pads[..n].to_vec(), pads[n..].to_vec()))
-        }
-        "VALID" => Ok((vec![0; n], vec![0; n])),
-        "SAME_UPPER" | "SAME_LOWER" => {
-            let spatial: Vec<Dim> = x
-                .shape
-                .as_ref()
-                .map(|s| s[2..].to_vec())
-                .unwrap_or_default();
-            let mut begin = Vec::with_capacity(n);
-            let mut end = Vec::with_capacity(n);
-            for i in 0..n {
-                let Some(Some(size)) = spatial.get(i).copied() else {
-                    bail!("auto_pad {auto_pad} needs static spatial sizes of the input");
-                };
-                let out = (size + strides[i] - 1) / strides[i];
-                let extent = (kernel[i] - 1) * dilations[i] + 1;
-                let total = ((out - 1) * strides[i] + extent - size).max(0);
-                let small = total / 2;
-                if auto_pad == "SAME_UPPER" {
-                    begin.push(small);
-                    end.push(total - small);
-                } else {
-                    begin.push(total - small);
-                    end.push(small);
-                }
-            }
-            Ok((begin, end))
-        }
-        other => bail!(
-            "attribute 'auto_pad' is '{other}', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID"
-        ),
-    }
 }
 
 /// `torch.aten.convolution` of `x` by `w` (both already of the element type the

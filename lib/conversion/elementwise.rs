@@ -6,10 +6,11 @@ use melior::ir::Value;
 use melior::ir::attribute::StringAttribute;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Add", 1, add_legacy);

@@ -9,10 +9,10 @@ use super::binder::Binder;
 use super::conv_geometry::{emit_convolution, read_geometry};
 use super::qlinear_conv::check_8bit;
 use super::qlinear_matmul::centered_int32;
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("MatMulInteger", 10, matmul_integer);

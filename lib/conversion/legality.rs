@@ -7,9 +7,9 @@ use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 
 use super::binder::op_label;
-use super::opset::version_for;
-use super::registry::{Registry, split_op_name};
 use super::{LeftoverOp, Leftovers};
+use crate::ops::opset::version_for;
+use crate::ops::{Registry, split_op_name};
 use crate::rewrite::FailureLog;
 
 pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<Leftovers> {
@@ -29,7 +29,7 @@ pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<L
         };
         let (domain, op_type) = split_op_name(&name);
         let version = version_for(op, domain);
-        if registry.lookup(domain, op_type, version).is_some() {
+        if registry.lowering(domain, op_type, version).is_some() {
             let why = log
                 .get(op)
                 .map(|f| f.message().to_string())

@@ -6,9 +6,10 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("MatMul", 1, matmul);

@@ -15,10 +15,11 @@ use super::qlinear_conv::check_8bit;
 use super::quant_params::{
     ParamSpec, QuantParams, check_storage, dequantize, normalize_axis, quantize, read_params,
 };
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 const DOMAIN: &str = "com.microsoft";
 

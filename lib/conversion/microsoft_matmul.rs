@@ -13,10 +13,11 @@ use super::quant_params::{
     ParamSpec, QuantParams, check_storage, dequantize, quantize, read_params,
 };
 use super::quantization::{cast, dynamic_params};
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_domain_op("com.microsoft", "QGemm", 1, qgemm);

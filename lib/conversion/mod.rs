@@ -4,8 +4,6 @@
 
 pub mod binder;
 mod legality;
-mod opset;
-pub mod registry;
 
 mod activations;
 mod batch_norm;
@@ -33,7 +31,6 @@ mod window;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::OnceLock;
 
 use anyhow::{Result, anyhow};
 use melior::ir::Module;
@@ -41,35 +38,30 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
+use crate::ops::{Registry, registry, split_op_name};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
 use binder::Binder;
-use registry::{Registry, split_op_name};
 
-/// Every lowering rule qlower has.
-pub fn registry() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        let mut r = Registry::default();
-        quantization::register(&mut r);
-        elementwise::register(&mut r);
-        activations::register(&mut r);
-        softmax::register(&mut r);
-        simple_ops::register(&mut r);
-        batch_norm::register(&mut r);
-        qlinear_conv::register(&mut r);
-        qlinear_matmul::register(&mut r);
-        integer_ops::register(&mut r);
-        shape_ops::register(&mut r);
-        gather_slice::register(&mut r);
-        concat_split::register(&mut r);
-        pad::register(&mut r);
-        resize::register(&mut r);
-        conv::register(&mut r);
-        pooling::register(&mut r);
-        matmul::register(&mut r);
-        microsoft::register(&mut r);
-        r
-    })
+/// Adds every lowering qlower has to the op table, one family file at a time.
+pub(crate) fn register(r: &mut Registry) {
+    quantization::register(r);
+    elementwise::register(r);
+    activations::register(r);
+    softmax::register(r);
+    simple_ops::register(r);
+    batch_norm::register(r);
+    qlinear_conv::register(r);
+    qlinear_matmul::register(r);
+    integer_ops::register(r);
+    shape_ops::register(r);
+    gather_slice::register(r);
+    concat_split::register(r);
+    pad::register(r);
+    resize::register(r);
+    conv::register(r);
+    pooling::register(r);
+    matmul::register(r);
+    microsoft::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.
@@ -155,13 +147,13 @@ fn dispatch<'c, 'a>(
         .map(|s| s.value().to_string())
         .ok_or_else(|| anyhow!("torch.operator has no name"))?;
     let (domain, op_type) = split_op_name(&name);
-    let version = opset::version_for(op, domain);
-    let Some(rule) = registry().lookup(domain, op_type, version) else {
+    let version = crate::ops::opset::version_for(op, domain);
+    let Some((_, handler)) = registry().lowering(domain, op_type, version) else {
         crate::no_match!("no rule for {name} at opset {version}");
     };
     let binder = Binder::new(context, op, op_type, version);
     let builder = TorchBuilder::new(context, rewriter, op.location());
-    let lowered = (rule.handler)(&binder, &builder).and_then(|values| {
+    let lowered = handler(&binder, &builder).and_then(|values| {
         if values.len() == op.result_count() {
             Ok(values)
         } else {

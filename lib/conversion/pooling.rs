@@ -8,14 +8,16 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::window::{
-    AutoPad, Cut, auto_pad, check_spatial, cut_spatial, explicit_pads, extent, pad_spatial,
-    per_axis, same_pads, spatial_dims, with_spatial,
+    AutoPad, Cut, check_spatial, cut_spatial, pad_spatial, per_axis, size_of, spatial_dims,
+    window_pads, with_spatial,
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::onnx::window;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("MaxPool", 1, max_pool);
@@ -69,25 +71,8 @@ impl Pool {
         let kernel = per_axis(b, "kernel_shape", n, 1, 1)?;
         let strides = per_axis(b, "strides", n, 1, 1)?;
         let dilations = per_axis(b, "dilations", n, 1, 1)?;
-        let mode = auto_pad(b)?;
-        let (begin, end) = match mode {
-            AutoPad::NotSet => explicit_pads(b, n)?,
-            AutoPad::Valid => (vec![0; n], vec![0; n]),
-            AutoPad::SameUpper | AutoPad::SameLower => {
-                let mut begin = Vec::with_capacity(n);
-                let mut end = Vec::with_capacity(n);
-                for (i, size) in spatial_dims(x, n).into_iter().enumerate() {
-                    let Some(size) = size else {
-                        bail!("auto_pad SAME needs static spatial sizes of X, but X is {x}");
-                    };
-                    let ext = extent(kernel[i], dilations[i]);
-                    let (pb, pe) = same_pads(size, strides[i], ext, mode == AutoPad::SameUpper);
-                    begin.push(pb);
-                    end.push(pe);
-                }
-                (begin, end)
-            }
-        };
+        let mode = AutoPad::read(b)?;
+        let (begin, end) = window_pads(b, mode, x, "X", &kernel, &strides, &dilations)?;
         let ceil_mode = b.int("ceil_mode", 0)? != 0 && mode == AutoPad::NotSet;
         Ok(Pool {
             kernel,
@@ -113,24 +98,16 @@ impl Pool {
     /// dropping a ceil_mode window that would start past `size + begin`: ONNX Runtime's
     /// rule, and torch's when its padding is symmetric.
     fn windows(&self, i: usize, size: i64, begin: i64, end: i64) -> Result<i64> {
-        let s = self.strides[i];
-        let span = size + begin + end - extent(self.kernel[i], self.dilations[i]);
-        if span < 0 {
+        let extent = window::extent(self.kernel[i], self.dilations[i]);
+        let (begin, end) = (i128::from(begin), i128::from(end));
+        let Some(n) = window::windows(size, begin, end, extent, self.strides[i], self.ceil_mode)
+        else {
             bail!(
-                "spatial dimension {i} of X has size {size} ({} padded), smaller than the window {}",
-                size + begin + end,
-                extent(self.kernel[i], self.dilations[i])
+                "spatial dimension {i} of X has size {size} ({} padded), smaller than the window {extent}",
+                i128::from(size) + begin + end
             );
-        }
-        let mut n = if self.ceil_mode {
-            (span + s - 1) / s
-        } else {
-            span / s
-        } + 1;
-        if self.ceil_mode && (n - 1) * s >= size + begin {
-            n -= 1;
-        }
-        Ok(n)
+        };
+        size_of(n)
     }
 }
 

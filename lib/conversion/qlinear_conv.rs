@@ -9,10 +9,10 @@ use melior::ir::Value;
 use super::binder::Binder;
 use super::conv_geometry::{emit_convolution, read_geometry};
 use super::quant_params::{QuantParams, dequantize, quantize, read_qlinear_params};
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("QLinearConv", 10, qlinear_conv);

@@ -8,10 +8,10 @@ use melior::ir::Value;
 use super::binder::Binder;
 use super::qlinear_conv::check_8bit;
 use super::quant_params::{dequantize, quantize, read_qlinear_params};
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("QLinearMatMul", 10, qlinear_matmul);

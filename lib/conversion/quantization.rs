@@ -5,10 +5,11 @@ use melior::ir::Value;
 
 use super::binder::Binder;
 use super::quant_params::{ParamSpec, check_storage, dequantize, quantize, read_params};
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("QuantizeLinear", 10, quantize_linear);

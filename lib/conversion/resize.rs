@@ -8,10 +8,11 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::shape_util::{dims_of, float_list, normalize_axes, size_of, str_constant};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
+use crate::onnx::attributes::Attributes as _;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Resize", 10, resize_v10);

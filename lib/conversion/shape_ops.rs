@@ -5,14 +5,15 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use super::shape_util::{
     as_result, await_constant, const_ints, dims_of, normalize_axes, optional_const_ints, product,
     size_of, typed,
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Flatten", 1, flatten);

@@ -6,11 +6,12 @@ use melior::ir::Value;
 use melior::ir::operation::OperationLike;
 
 use super::binder::Binder;
-use super::registry::Registry;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::{DType, onnx_type_name};
 use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
     r.on_op("Cast", 1, cast_named);

@@ -1,49 +1,30 @@
-//! Sliding-window attributes that pools and ConvTranspose read per spatial axis
-//! (kernel, strides, dilations, pads, auto_pad), and the two torch ops that fix up
+//! Sliding-window attributes as conversion reads them (the geometry itself is
+//! `onnx::window`, shared with shape inference), and the two torch ops that fix up
 //! what torch's symmetric windows cannot express: explicit padding before the op and
 //! slicing after it.
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AutoPad {
-    NotSet,
-    SameUpper,
-    SameLower,
-    Valid,
-}
-
-pub fn auto_pad(b: &Binder) -> Result<AutoPad> {
-    Ok(match b.string("auto_pad", "NOTSET")?.as_str() {
-        // Some exporters write an empty string for the default.
-        "NOTSET" | "" => AutoPad::NotSet,
-        "SAME_UPPER" => AutoPad::SameUpper,
-        "SAME_LOWER" => AutoPad::SameLower,
-        "VALID" => AutoPad::Valid,
-        other => bail!(
-            "attribute 'auto_pad' is '{other}', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID"
-        ),
-    })
-}
+pub use crate::onnx::window::AutoPad;
+use crate::onnx::window::{self, AxisListError};
 
 /// A per-axis attribute: `default` on every axis when absent, else exactly `n` values,
 /// each at least `min`.
 pub fn per_axis(b: &Binder, name: &str, n: usize, default: i64, min: i64) -> Result<Vec<i64>> {
-    let Some(v) = b.optional_ints(name)? else {
-        return Ok(vec![default; n]);
-    };
-    if v.len() != n {
-        bail!("attribute '{name}' has {} entries, expected {n}", v.len());
+    match window::axis_list(b, name, n, min)? {
+        None => Ok(vec![default; n]),
+        Some(Ok(v)) => Ok(v),
+        Some(Err(AxisListError::Length { got, want })) => {
+            bail!("attribute '{name}' has {got} entries, expected {want}")
+        }
+        Some(Err(AxisListError::Below { value, min })) => {
+            bail!("attribute '{name}' holds {value}, but must be at least {min}")
+        }
     }
-    if let Some(bad) = v.iter().find(|&&x| x < min) {
-        bail!("attribute '{name}' holds {bad}, but must be at least {min}");
-    }
-    Ok(v)
 }
 
 /// The `pads` attribute split into (begins, ends); zeros when absent.
@@ -52,22 +33,45 @@ pub fn explicit_pads(b: &Binder, n: usize) -> Result<(Vec<i64>, Vec<i64>)> {
     Ok((pads[..n].to_vec(), pads[n..].to_vec()))
 }
 
-/// The dilated extent of a kernel of size `k`.
-pub fn extent(k: i64, dilation: i64) -> i64 {
-    (k - 1) * dilation + 1
+/// The padding (begins, ends) `mode` gives a window over `x` (N, C, spatial...), read
+/// from `pads` when it is NOTSET. `x_name` names `x` in messages.
+pub fn window_pads(
+    b: &Binder,
+    mode: AutoPad,
+    x: &TensorType,
+    x_name: &str,
+    kernel: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<(Vec<i64>, Vec<i64>)> {
+    let n = kernel.len();
+    match mode {
+        AutoPad::NotSet => explicit_pads(b, n),
+        AutoPad::Valid => Ok((vec![0; n], vec![0; n])),
+        AutoPad::SameUpper | AutoPad::SameLower => {
+            let mut begin = Vec::with_capacity(n);
+            let mut end = Vec::with_capacity(n);
+            for (i, size) in spatial_dims(x, n).into_iter().enumerate() {
+                let Some(size) = size else {
+                    bail!(
+                        "auto_pad SAME needs static spatial sizes of {x_name}, but {x_name} is {x}"
+                    );
+                };
+                let extent = window::extent(kernel[i], dilations[i]);
+                let (pb, pe) =
+                    window::same_pads(size, strides[i], extent, mode == AutoPad::SameUpper);
+                begin.push(size_of(pb)?);
+                end.push(size_of(pe)?);
+            }
+            Ok((begin, end))
+        }
+    }
 }
 
-/// SAME padding of one axis of size `size`: the output has ceil(size / stride) windows;
-/// an odd total puts the extra element at the end (SAME_UPPER) or the beginning.
-pub fn same_pads(size: i64, stride: i64, extent: i64, upper: bool) -> (i64, i64) {
-    let out = (size + stride - 1) / stride;
-    let total = ((out - 1) * stride + extent - size).max(0);
-    let small = total / 2;
-    if upper {
-        (small, total - small)
-    } else {
-        (total - small, small)
-    }
+/// A window length or pad as an i64, or an error for attributes too large to lower.
+pub fn size_of(n: i128) -> Result<i64> {
+    window::to_size(n)
+        .ok_or_else(|| anyhow!("the window attributes give a size of {n}, out of range"))
 }
 
 /// The spatial sizes of `x` (dims 2..), `None` where unknown.

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use anyhow::{Context as _, Result};
 use melior::Context;
 use melior::RewriterBase;
-use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute};
+use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationBuilder, OperationRef};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Identifier, Location, Type, Value};
@@ -135,6 +135,12 @@ impl<'c: 'a, 'a> TorchBuilder<'c, 'a> {
         let attr = BoolAttribute::new(self.context, v).into();
         let ty = self.torch_type("bool")?;
         self.single(self.op("torch.constant.bool", &[], &[ty], &[("value", attr)])?)
+    }
+
+    pub fn str(&self, v: &str) -> Result<Value<'c, 'a>> {
+        let attr = StringAttribute::new(self.context, v).into();
+        let ty = self.torch_type("str")?;
+        self.single(self.op("torch.constant.str", &[], &[ty], &[("value", attr)])?)
     }
 
     pub fn none(&self) -> Result<Value<'c, 'a>> {

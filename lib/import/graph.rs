@@ -26,13 +26,27 @@ use crate::onnx::proto::{GraphProto, NodeProto};
 use crate::onnx::tensor::{self, TensorData};
 use crate::onnx::validate::{ValidModel, canonical_domain};
 
+/// Whether both types name an element type, and not the same one.
+fn element_types_differ(a: &TensorType, b: &TensorType) -> bool {
+    matches!((a.dtype, b.dtype), (Some(x), Some(y)) if x != y)
+}
+
 /// What the importer knows of one ONNX value name.
 struct Known {
     ty: TensorType,
     value: Option<TensorData>,
 }
 
-pub fn import_graph<'c>(context: &'c Context, model: &ValidModel) -> Result<Operation<'c>> {
+/// Imports the model's graph as one `func.func`. A declared shape (value_info or graph
+/// output) that contradicts what the ops compute is not followed, and `warnings` says so:
+/// the ops' semantics settle it, as they do for ONNX Runtime, which runs such models after
+/// a warning of its own. A declared element type that contradicts them is an error, as it
+/// is for ONNX Runtime.
+pub fn import_graph<'c>(
+    context: &'c Context,
+    model: &ValidModel,
+    warnings: &mut Vec<String>,
+) -> Result<Operation<'c>> {
     let graph = model.graph();
     let declared = declared_types(graph)?;
     let initializers = decode_initializers(model)?;
@@ -55,9 +69,16 @@ pub fn import_graph<'c>(context: &'c Context, model: &ValidModel) -> Result<Oper
     for (name, data) in &initializers {
         let mut ty = TensorType::known(data.dtype, &data.dims);
         if let Some(d) = declared.get(name) {
-            ty = d.merge(&ty).map_err(|e| {
-                anyhow::anyhow!("initializer '{name}' disagrees with its declared type: {e}")
-            })?;
+            match d.merge(&ty) {
+                Ok(merged) => ty = merged,
+                Err(e) if element_types_differ(d, &ty) => {
+                    bail!("initializer '{name}' disagrees with its declared type: {e}")
+                }
+                Err(e) => warnings.push(format!(
+                    "initializer '{name}' is declared as {d} but its data is {ty} ({e}); \
+                     following the data"
+                )),
+            }
         }
         known.insert(
             name,
@@ -96,7 +117,9 @@ pub fn import_graph<'c>(context: &'c Context, model: &ValidModel) -> Result<Oper
         for &i in &model.order {
             let node = &graph.node[i];
             body.import_node(model, node, &declared, &mut known)
-                .with_context(|| node_label(node, i))?;
+                .with_context(|| node_label(node, i))?
+                .into_iter()
+                .for_each(|w| warnings.push(format!("{}: {w}", node_label(node, i))));
         }
         let mut results = Vec::new();
         let mut result_types = Vec::new();
@@ -221,7 +244,8 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
         node: &'m NodeProto,
         declared: &HashMap<&str, TensorType>,
         known: &mut HashMap<&'m str, Known>,
-    ) -> Result<()> {
+    ) -> Result<Vec<String>> {
+        let mut warnings = Vec::new();
         let context = self.context;
         let domain = canonical_domain(&node.domain);
         let opset = model.opsets.get(domain).copied().unwrap_or(0);
@@ -245,13 +269,22 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 result_types.push(ops::none_type(context)?);
                 continue;
             }
-            let ty = match declared.get(out.as_str()) {
-                Some(d) => d.merge(&inf.ty).map_err(|e| {
-                    anyhow::anyhow!(
-                        "output '{out}' is declared as {d} but inferred as {}: {e}",
+            let ty = match declared.get(out.as_str()).map(|d| (d, d.merge(&inf.ty))) {
+                Some((_, Ok(merged))) => merged,
+                // ONNX Runtime refuses these too: a consumer declared to read one element
+                // type would be given another.
+                Some((d, Err(e))) if element_types_differ(d, &inf.ty) => bail!(
+                    "output '{out}' is declared as {d} but inferred as {}: {e}",
+                    inf.ty
+                ),
+                Some((d, Err(e))) => {
+                    warnings.push(format!(
+                        "output '{out}' is declared as {d} but the op computes {} ({e}); \
+                         following the op",
                         inf.ty
-                    )
-                })?,
+                    ));
+                    inf.ty
+                }
                 None => inf.ty,
             };
             result_types.push(ops::tensor_type(context, &ty)?);
@@ -303,6 +336,6 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
         for (name, k) in outputs {
             known.insert(name, k);
         }
-        Ok(())
+        Ok(warnings)
     }
 }

@@ -136,7 +136,7 @@ fn plan_with_every_tensor(model: &ValidModel) -> Result<Plan> {
     graph.output.extend(extra);
     let valid = validate::validate(proto, model.dir.clone())?;
     let context = new_context();
-    let module = compile(&context, &valid, Emit::Fused, Options::default())
+    let module = compile(&context, &valid, Emit::Backend, Options::default())
         .context("compiling the float model for calibration")?
         .module;
     Plan::new(&module).context("planning the float model for calibration")

@@ -1,11 +1,8 @@
 //! The CPU backend: a plan built once from a lowered function, run many times, on top
 //! of the kernel library (`crate::kernels`).
 
-mod fuse;
-mod fuse_elementwise;
-mod fuse_max_pool;
-mod fuse_pool;
+mod fused_kernels;
 pub mod io;
-pub mod model;
+pub mod ir_values;
 pub mod plan;
 mod run;

@@ -1,24 +1,21 @@
 //! `plan`: one walk over a lowered `func.func` that turns it into a flat list of steps
-//! (kernel + operand slots + declared result types). Constants are decoded here, once,
+//! (kernel + operand slots + declared result types). Each op runs the one kernel its
+//! name maps to: a `qlower.` op (written by `fuse-for-cpu`) its fused kernel, any other
+//! op its torch kernel; the plan matches no patterns. Constants are decoded here, once,
 //! and steps whose operands are all constants are evaluated here too, so running a
 //! plan never touches MLIR.
 
 use std::collections::HashMap;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use melior::ir::attribute::{
-    ArrayAttribute, BoolAttribute, DictionaryAttribute, FloatAttribute, IntegerAttribute,
-    StringAttribute,
-};
+use melior::ir::attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
-use super::fuse::{self, Operand};
-use super::{fuse_elementwise, fuse_max_pool, fuse_pool};
-use crate::dialect::ops::dense_attribute_data;
+use super::fused_kernels;
+use super::ir_values::{constant_value, result_type};
 use crate::dialect::types::TensorType;
-use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{self, Call, Kernel, Prepared, ResultType};
 
@@ -80,38 +77,20 @@ impl Plan {
     pub fn step_count(&self) -> usize {
         self.steps.len()
     }
+
+    /// The op each step runs, in order: what the backend executes, for tests and
+    /// diagnostics.
+    pub fn step_ops(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.op.as_str()).collect()
+    }
 }
 
 fn key(v: MlirValue) -> usize {
     v.to_raw().ptr as usize
 }
 
-/// The declared type of a value, as the kernels see it.
-pub fn result_type(v: MlirValue) -> Result<ResultType> {
-    let text = v.r#type().to_string();
-    if let Some(t) = TensorType::parse(&text) {
-        return Ok(ResultType::Tensor(t));
-    }
-    Ok(match text.as_str() {
-        "!torch.int" => ResultType::Int,
-        "!torch.float" => ResultType::Float,
-        "!torch.bool" => ResultType::Bool,
-        "!torch.str" => ResultType::Str,
-        "!torch.none" => ResultType::None,
-        other => match other
-            .strip_prefix("!torch.list<")
-            .and_then(|r| r.strip_suffix('>'))
-        {
-            Some(elem) => ResultType::List(elem.to_string()),
-            None => bail!("values of type {other} cannot be run"),
-        },
-    })
-}
-
 struct Builder {
     slots: HashMap<usize, usize>,
-    /// How many operands read each value.
-    uses: HashMap<usize, usize>,
     slot_count: usize,
     constants: HashMap<usize, Value>,
     steps: Vec<Step>,
@@ -123,19 +102,6 @@ impl Builder {
         self.slot_count += 1;
         self.slots.insert(key(v), s);
         s
-    }
-
-    /// A slot holding `v` from the start, for operands no IR value stands for.
-    fn constant_slot(&mut self, v: Value) -> usize {
-        let s = self.slot_count;
-        self.slot_count += 1;
-        self.constants.insert(s, v);
-        s
-    }
-
-    /// Whether `v` is read by exactly one operand in the function.
-    fn single_use(&self, v: MlirValue) -> bool {
-        self.uses.get(&key(v)) == Some(&1)
     }
 
     fn slot(&self, v: MlirValue) -> Result<usize> {
@@ -153,7 +119,6 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         .context("func.func has an empty body")?;
     let mut b = Builder {
         slots: HashMap::new(),
-        uses: count_uses(block),
         slot_count: 0,
         constants: HashMap::new(),
         steps: Vec::new(),
@@ -182,20 +147,6 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         constants,
         slot_count: b.slot_count,
     })
-}
-
-fn count_uses(block: BlockRef) -> HashMap<usize, usize> {
-    let mut uses = HashMap::new();
-    let mut op = block.first_operation();
-    while let Some(o) = op {
-        for i in 0..o.operand_count() {
-            if let Ok(v) = o.operand(i) {
-                *uses.entry(key(v)).or_insert(0) += 1;
-            }
-        }
-        op = o.next_in_block();
-    }
-    uses
 }
 
 /// Walks the body; returns the output ports from `func.return`.
@@ -240,7 +191,7 @@ fn describe(op: OperationRef, name: &str) -> String {
 }
 
 fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
-    if let Some(value) = constant_value(op, name)? {
+    if let Some(value) = constant_value(op)? {
         let result: MlirValue = op.result(0)?.into();
         let slot = b.define(result);
         b.constants.insert(slot, value);
@@ -255,36 +206,19 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
             .unwrap_or_default();
         bail!("{onnx} was not lowered, so it cannot run");
     }
-    let fused = match name {
-        "torch.aten.quantize_per_tensor" => fuse::match_quantized(op)
-            .or_else(|| fuse_elementwise::match_quantized(op))
-            .or_else(|| fuse_pool::match_quantized(op))
-            .or_else(|| fuse_max_pool::match_quantized(op)),
-        "torch.aten.int_repr" if b.single_use(op.operand(0)?) => fuse::match_int_repr(op),
-        "torch.aten.dequantize.self" => fuse::match_dequantized(op),
-        _ => None,
+    // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
+    // to constant weights at plan time; every other op runs its torch kernel.
+    let (kernel, prepare) = match fused_kernels::lookup(name) {
+        Some(f) => (f.kernel, f.prepare),
+        None => (
+            kernels::lookup(name)
+                .ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?,
+            None,
+        ),
     };
-    let (kernel, args, prepare) = match fused {
-        Some(f) => {
-            let args = f
-                .operands
-                .into_iter()
-                .map(|o| match o {
-                    Operand::Ir(v) => b.slot(v),
-                    Operand::Const(c) => Ok(b.constant_slot(c)),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (f.kernel, args, f.prepare)
-        }
-        None => {
-            let kernel = kernels::lookup(name)
-                .ok_or_else(|| anyhow!("the CPU backend has no kernel for {name}"))?;
-            let args = (0..op.operand_count())
-                .map(|i| b.slot(op.operand(i)?))
-                .collect::<Result<Vec<_>>>()?;
-            (kernel, args, None)
-        }
-    };
+    let args = (0..op.operand_count())
+        .map(|i| b.slot(op.operand(i)?))
+        .collect::<Result<Vec<_>>>()?;
     let mut result_types = Vec::new();
     for i in 0..op.result_count() {
         result_types.push(result_type(op.result(i)?.into())?);
@@ -322,47 +256,6 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         release: Vec::new(),
     });
     Ok(())
-}
-
-/// The value of a constant-producing op, decoded once.
-fn constant_value(op: OperationRef, name: &str) -> Result<Option<Value>> {
-    let attr = || {
-        op.attribute("value")
-            .map_err(|_| anyhow!("{name} has no value"))
-    };
-    Ok(Some(match name {
-        "torch.constant.none" => Value::None,
-        "torch.constant.int" => Value::Int(
-            IntegerAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.int needs an integer value"))?
-                .value(),
-        ),
-        "torch.constant.float" => Value::Float(
-            FloatAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.float needs a float value"))?
-                .value(),
-        ),
-        "torch.constant.bool" => Value::Bool(
-            BoolAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.bool needs a bool value"))?
-                .value(),
-        ),
-        "torch.constant.str" => Value::Str(
-            StringAttribute::try_from(attr()?)
-                .map_err(|_| anyhow!("torch.constant.str needs a string value"))?
-                .value()
-                .to_string(),
-        ),
-        "torch.vtensor.literal" => {
-            let ResultType::Tensor(ty) = result_type(op.result(0)?.into())? else {
-                bail!("torch.vtensor.literal must produce a tensor");
-            };
-            let data = dense_attribute_data(attr()?, &ty)
-                .ok_or_else(|| anyhow!("literal of type {ty} cannot be decoded"))?;
-            Value::tensor(Tensor::from_tensor_data(&data)?)
-        }
-        _ => return Ok(None),
-    }))
 }
 
 /// The ONNX names kept in `arg_attrs` / `res_attrs` as `{onnx.name = "x"}`.
@@ -421,7 +314,8 @@ pub(super) fn check_results(values: &[Value], types: &[ResultType]) -> Result<()
     Ok(())
 }
 
-/// Drops steps and constants nothing reads (the float steps a fused step replaced,
+/// Drops steps and constants nothing reads (in IR that was not cleaned up, such as the
+/// float ops a fused op replaced in a `.mlir` that `fuse-for-cpu` just ran on, and
 /// weights only they used), orders the constants, and computes, per step, which slots
 /// die after it.
 fn finish(

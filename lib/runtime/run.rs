@@ -1,5 +1,6 @@
 //! `run`: executes a plan's steps over a vector of slots, with no MLIR in sight.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
@@ -63,11 +64,28 @@ impl Plan {
                 slots[slot] = None;
             }
         }
+        // Several graph outputs may name one value (an output and the Identity of it, or
+        // a constant listed twice): each gets a copy, the last one takes the value.
+        let mut readers: HashMap<usize, usize> = HashMap::new();
+        for port in &self.outputs {
+            *readers.entry(port.slot).or_default() += 1;
+        }
         self.outputs
             .iter()
-            .map(|port| match slots[port.slot].take() {
-                Some(Value::Tensor(t)) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())),
-                _ => bail!("output '{}' was not computed", port.name),
+            .map(|port| {
+                let left = readers.entry(port.slot).or_default();
+                *left -= 1;
+                let value = if *left == 0 {
+                    slots[port.slot].take()
+                } else {
+                    slots[port.slot].clone()
+                };
+                match value {
+                    Some(Value::Tensor(t)) => {
+                        Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone()))
+                    }
+                    _ => bail!("output '{}' was not computed", port.name),
+                }
             })
             .collect()
     }

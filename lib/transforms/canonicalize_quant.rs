@@ -19,7 +19,7 @@ use super::limits::FoldLimits;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, lookup};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
-use crate::runtime::plan::result_type;
+use crate::runtime::ir_values::result_type;
 
 /// Scale and zero-point tensors are compared by value up to this many elements.
 const MAX_COMPARED: usize = 1 << 16;

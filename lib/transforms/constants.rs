@@ -1,20 +1,18 @@
 //! Constants as the runtime sees them: reading `torch.constant.*`,
-//! `torch.vtensor.literal` and lists of constants into runtime values, and writing a
-//! runtime value back as constant ops. Folding goes through these so that a folded value
+//! `torch.vtensor.literal` (through `runtime::ir_values`, the planner's converter) and
+//! lists of constants into runtime values, and writing a runtime value back as constant
+//! ops. Folding goes through these so that a folded value
 //! is exactly what the kernel computed.
 
 use anyhow::{Result, bail};
-use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
-use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{ResultType, lookup};
-use crate::runtime::plan::result_type;
+use crate::runtime::ir_values::{constant_value, result_type};
 
 pub use crate::ir::matchers::{defining as defining_op, op_name};
 
@@ -32,19 +30,13 @@ pub fn is_constant(op: OperationRef<'_, '_>) -> bool {
 }
 
 /// The value of `v` when a constant defines it. `max_elements` bounds the tensors read:
-/// a larger literal gives `None`, so it is neither decoded nor folded.
+/// a larger literal gives `None`, so it is neither decoded nor folded. Constants are
+/// decoded by `runtime::ir_values`, as the planner decodes them; a list of constants is
+/// built by its own kernel.
 pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
     let op = defining_op(v)?;
     let name = op_name(op);
-    let attr = || op.attribute("value").ok();
-    Some(match name.as_str() {
-        "torch.constant.none" => Value::None,
-        "torch.constant.int" => Value::Int(IntegerAttribute::try_from(attr()?).ok()?.value()),
-        "torch.constant.float" => Value::Float(FloatAttribute::try_from(attr()?).ok()?.value()),
-        "torch.constant.bool" => Value::Bool(BoolAttribute::try_from(attr()?).ok()?.value()),
-        "torch.constant.str" => {
-            Value::Str(StringAttribute::try_from(attr()?).ok()?.value().to_string())
-        }
+    match name.as_str() {
         "torch.vtensor.literal" => {
             let ty = TensorType::parse(&v.r#type().to_string())?;
             let count = ty
@@ -54,8 +46,7 @@ pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
             if count > max_elements {
                 return None;
             }
-            let data = dense_attribute_data(attr()?, &ty)?;
-            Value::tensor(Tensor::from_tensor_data(&data).ok()?)
+            constant_value(op).ok()?
         }
         "torch.prim.ListConstruct" => {
             let args = op
@@ -69,10 +60,10 @@ pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
                 results: &results,
             })
             .ok()?
-            .pop()?
+            .pop()
         }
-        _ => return None,
-    })
+        _ => constant_value(op).ok()?,
+    }
 }
 
 /// Whether `value` can stand for a result declared `declared` once written as constants:
@@ -109,6 +100,7 @@ pub fn materialize<'c, 'a>(b: &TorchBuilder<'c, 'a>, value: &Value) -> Result<Ml
         Value::Float(f) => b.float(*f),
         Value::Bool(v) => b.bool(*v),
         Value::None => b.none(),
+        Value::Str(s) => b.str(s),
         Value::IntList(v) => b.int_list(v),
         Value::FloatList(v) => {
             let elements = v.iter().map(|&f| b.float(f)).collect::<Result<Vec<_>>>()?;
@@ -137,7 +129,7 @@ pub fn elements(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::{Data, Tensor};
     use crate::onnx::dtype::DType;
 
     #[test]

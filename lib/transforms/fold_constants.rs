@@ -21,7 +21,7 @@ use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType, lookup};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
-use crate::runtime::plan::result_type;
+use crate::runtime::ir_values::result_type;
 use melior::ir::ValueLike;
 
 /// Ops the result of which is already a constant; folding them again would loop.

@@ -1,12 +1,12 @@
 //! Folding in the import form: a `torch.operator "onnx.X"` whose inputs are all
-//! literals is evaluated by qlower's shape inference, which computes the values of the
+//! literals is evaluated by qlower's shape inference (reading the op's attributes in
+//! place, through the same getters as at import), which computes the values of the
 //! shape arithmetic exporters emit (Shape, Gather, Unsqueeze, Concat, Reshape, Add, Mul,
 //! Sub, … on small integer tensors). Float arithmetic in the import form is folded after
 //! conversion, by the runtime's kernels. Q/DQ ops are never folded.
 
-use melior::ir::attribute::{ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
+use melior::ir::ValueLike;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Attribute, ValueLike};
 use melior::{Context, RewriterBase};
 
 use super::constants::{defining_op, op_name};
@@ -14,17 +14,17 @@ use super::fold_constants::replace_with_constants;
 use super::limits::FoldLimits;
 use super::side_effects::onnx_name;
 use crate::conversion::binder::literal_value;
-use crate::conversion::registry::split_op_name;
+use crate::dialect::onnx_attributes::OperatorAttributes;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
-use crate::import::shape_inference::{InferInput, infer};
+use crate::import::shape_inference::{InferInput, Node, infer_node};
 use crate::kernels::ResultType;
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
-use crate::onnx::proto::attribute_proto::AttributeType;
-use crate::onnx::proto::{AttributeProto, NodeProto};
+use crate::ops::opset::version_for;
+use crate::ops::split_op_name;
 use crate::rewrite::PatternResult;
-use crate::runtime::plan::result_type;
+use crate::runtime::ir_values::result_type;
 
 pub(super) fn fold<'c, 'a>(
     context: &'c Context,
@@ -72,15 +72,16 @@ pub(super) fn fold<'c, 'a>(
             })
         })
         .collect();
-    let node = NodeProto {
-        op_type: op_type.to_string(),
-        input: (0..inputs.len()).map(|i| format!("in{i}")).collect(),
-        output: (0..op.result_count()).map(|i| format!("out{i}")).collect(),
-        attribute: attributes(op),
-        ..Default::default()
+    // Every operand slot is named: a left-out input is a `torch.constant.none` operand.
+    let attributes = OperatorAttributes(op);
+    let node = Node {
+        op_type,
+        named_inputs: vec![true; inputs.len()],
+        outputs: op.result_count(),
+        attributes: &attributes,
     };
-    let opset = opset_version(op);
-    let Ok(inferred) = infer(&node, "", opset, &inputs) else {
+    let opset = version_for(op, "");
+    let Ok(inferred) = infer_node(&node, "", opset, &inputs) else {
         crate::no_match!("inference refused the constants");
     };
     let mut out = Vec::new();
@@ -102,79 +103,4 @@ pub(super) fn fold<'c, 'a>(
         crate::no_match!("a result is not a tensor");
     }
     replace_with_constants(context, op, rewriter, &out, &declared, limits)
-}
-
-/// The node's attributes back in ONNX form, from their `torch.onnx.<name>` spelling.
-/// Attributes of kinds inference never reads for foldable ops are left out.
-fn attributes(op: OperationRef<'_, '_>) -> Vec<AttributeProto> {
-    op.attributes()
-        .filter_map(|(id, attr)| {
-            let id = id.as_string_ref().as_str().ok()?.to_string();
-            let name = id.strip_prefix("torch.onnx.")?.to_string();
-            let mut a = AttributeProto {
-                name,
-                ..Default::default()
-            };
-            fill(&mut a, attr)?;
-            Some(a)
-        })
-        .collect()
-}
-
-fn fill(a: &mut AttributeProto, attr: Attribute<'_>) -> Option<()> {
-    if let Ok(i) = IntegerAttribute::try_from(attr) {
-        a.i = i.value();
-        a.r#type = AttributeType::Int as i32;
-    } else if let Ok(f) = FloatAttribute::try_from(attr) {
-        a.f = f.value() as f32;
-        a.r#type = AttributeType::Float as i32;
-    } else if let Ok(s) = StringAttribute::try_from(attr) {
-        a.s = s.value().as_bytes().to_vec().into();
-        a.r#type = AttributeType::String as i32;
-    } else if let Ok(array) = ArrayAttribute::try_from(attr) {
-        let elements: Vec<Attribute> = (0..array.len())
-            .map(|i| array.element(i).ok())
-            .collect::<Option<_>>()?;
-        if elements
-            .iter()
-            .all(|e| IntegerAttribute::try_from(*e).is_ok())
-        {
-            a.ints = elements
-                .iter()
-                .filter_map(|e| IntegerAttribute::try_from(*e).ok().map(|i| i.value()))
-                .collect();
-            a.r#type = AttributeType::Ints as i32;
-        } else if elements
-            .iter()
-            .all(|e| FloatAttribute::try_from(*e).is_ok())
-        {
-            a.floats = elements
-                .iter()
-                .filter_map(|e| FloatAttribute::try_from(*e).ok().map(|f| f.value() as f32))
-                .collect();
-            a.r#type = AttributeType::Floats as i32;
-        } else {
-            return None;
-        }
-    } else {
-        return None;
-    }
-    Some(())
-}
-
-/// The default-domain opset of the function holding `op`.
-fn opset_version(op: OperationRef<'_, '_>) -> i64 {
-    let mut current = op.parent_operation();
-    while let Some(parent) = current {
-        if op_name(parent) == "func.func" {
-            return parent
-                .attribute("torch.onnx_meta.opset_version")
-                .ok()
-                .and_then(|a| IntegerAttribute::try_from(a).ok())
-                .map(|i| i.value())
-                .unwrap_or(0);
-        }
-        current = parent.parent_operation();
-    }
-    0
 }

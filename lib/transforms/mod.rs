@@ -1,9 +1,11 @@
 //! Simplifications of the lowered IR that never fold quantization away:
-//! `fold-constants`, `canonicalize-quant` and `dce`. Every one of them reads the Q/DQ
-//! set from `dialect::qdq`.
+//! `fold-constants`, `canonicalize-quant` and `dce`; and the fusions, which keep
+//! quantization explicit: `fuse-quantized-ops` and `fuse-for-cpu`. Every one of them
+//! reads the Q/DQ set from `dialect::qdq`.
 
 mod canonicalize_quant;
 mod constants;
+mod cpu_fusion;
 mod dce;
 mod fold_constants;
 mod fold_onnx;
@@ -14,6 +16,7 @@ mod side_effects;
 mod walk;
 
 pub use canonicalize_quant::canonicalize_quant;
+pub use cpu_fusion::fuse_for_cpu;
 pub use dce::dce;
 pub use fold_constants::fold_constants;
 pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};

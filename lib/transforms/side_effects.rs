@@ -14,6 +14,8 @@ const PURE_TORCH: &[&str] = &[
     "torch.prim.NumToTensor.Scalar",
     "torch.prim.TupleConstruct",
     "torch.aten.",
+    // The fused ops of `fuse-for-cpu`: each computes its results from its operands.
+    "qlower.",
 ];
 
 /// `torch.aten.*` ops that write into an operand or have other effects; never removed.

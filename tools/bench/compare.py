@@ -1,5 +1,10 @@
 """Compares qlower's CPU backend with ONNX Runtime on quantized models, same inputs, same
-thread count, runs interleaved, and prints the medians and the ratio qlower / ORT.
+thread count, runs interleaved, and prints the medians and the ratios qlower / ORT.
+
+ONNX Runtime is timed in both of its modes: its default one, whose uint8 x int8 kernels
+saturate on CPUs without VNNI (faster there, and inexact), and its exact mode
+(`session.x64quantprecision=1`, see tools/ort_oracle.py), which computes what qlower
+computes. The first line names the CPU and whether its default mode saturates.
 
 Usage: .venv/bin/python tools/bench/compare.py [--qlower target/release/qlower]
            [--threads 1,2] [--iterations 30] [--rounds 3]
@@ -38,7 +43,9 @@ from onnx import numpy_helper as nh
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
+sys.path.insert(0, os.path.join(REPO, "tools"))
 import make_resnet18  # noqa: E402  (a sibling tool, found through the path above)
+import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime's sessions, both modes)
 
 
 def qlinearconv(name, x_shape, w_shape, strides, pads, group, rng):
@@ -113,12 +120,8 @@ def resnet18_qlower(qlower, float_path, work, samples):
     return out
 
 
-def ort_median(path, feeds, threads, iterations):
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    s = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+def ort_median(path, feeds, threads, iterations, exact):
+    s = ort_oracle.session(path, exact=exact, threads=threads, sequential=True)
     for _ in range(3):
         s.run(None, feeds)
     times = []
@@ -176,7 +179,9 @@ def main():
         if "resnet18-qlower" in wanted:
             path = resnet18_qlower(args.qlower, float_path, work, samples)
             models.append(("resnet18-qlower", path, feeds, args.e2e_iterations))
-    print(f"{'model':<16} {'threads':>7} {'qlower ms':>10} {'ORT ms':>8} {'ratio':>7}", flush=True)
+    print(f"CPU: {ort_oracle.cpu_name()}; onnxruntime {ort.__version__}", flush=True)
+    print(f"{'model':<16} {'threads':>7} {'qlower ms':>10} {'ORT default':>12} {'ORT exact':>10} "
+          f"{'vs default':>11} {'vs exact':>9}", flush=True)
     for name, path, feeds, iterations in models:
         inputs = {}
         for k, v in feeds.items():
@@ -184,12 +189,14 @@ def main():
             np.save(f, v)
             inputs[k] = f
         for threads in [int(t) for t in args.threads.split(",")]:
-            ours, theirs = [], []
-            for _ in range(args.rounds):  # interleaved, so drift affects both alike
+            ours, default, exact = [], [], []
+            for _ in range(args.rounds):  # interleaved, so drift affects all alike
                 ours.append(qlower_median(args.qlower, path, inputs, threads, iterations))
-                theirs.append(ort_median(path, feeds, threads, iterations))
-            q, o = statistics.median(ours), statistics.median(theirs)
-            print(f"{name:<16} {threads:>7} {q:>10.3f} {o:>8.3f} {q / o:>7.2f}", flush=True)
+                default.append(ort_median(path, feeds, threads, iterations, exact=False))
+                exact.append(ort_median(path, feeds, threads, iterations, exact=True))
+            q, d, e = statistics.median(ours), statistics.median(default), statistics.median(exact)
+            print(f"{name:<16} {threads:>7} {q:>10.3f} {d:>12.3f} {e:>10.3f} {q / d:>11.2f} {q / e:>9.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

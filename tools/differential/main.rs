@@ -1,7 +1,10 @@
-//! Differential tests against ONNX Runtime: `run.py` generates random quantized models
-//! (QLinearConv, QDQ Conv and MatMul, dynamic quantization), runs them with ONNX Runtime and
-//! with the `qlower` binary, and compares the outputs; a subset also goes through
-//! `qlower MODEL --emit fused -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
+//! Differential tests against ONNX Runtime in its exact mode (`session.x64quantprecision=1`,
+//! see `tools/ort_oracle.py`): `run.py` generates random quantized models (QLinearConv,
+//! QLinearMatMul, ConvInteger, MatMulInteger, QDQ Conv and MatMul, dynamic quantization),
+//! runs them with ONNX Runtime and with the `qlower` binary, and compares the outputs; the
+//! single integer ops are also compared byte for byte with an exact int64 NumPy reference
+//! (`int_reference.py`), independent of ONNX Runtime; a subset also goes through
+//! `qlower MODEL --emit fused|backend -o X.mlir` and `qlower run X.mlir`, and every QLinearConv and
 //! QDQ case through `--emit torch` (unfused), whose outputs must be byte-identical to the
 //! fused run's. See `tools/differential/run.py`.
 
@@ -14,7 +17,7 @@ use oracle_script::{QLOWER, run_oracle_script};
 fn qlower_agrees_with_onnx_runtime() {
     run_oracle_script(
         "tools/differential/run.py",
-        &["--qlower", QLOWER, "--cases", "200", "--seed", "1"],
+        &["--qlower", QLOWER, "--cases", "260", "--seed", "1"],
         "qlower disagrees with ONNX Runtime",
     );
 }
@@ -31,5 +34,18 @@ fn qoperator_models_agree_with_onnx_runtime() {
             "--qlower", QLOWER, "--per-op", "6", "--seed", "1", "--resnet",
         ],
         "qlower disagrees with ONNX Runtime on QOperator models",
+    );
+}
+
+/// Full-range uint8 x int8 models where ONNX Runtime's default kernels saturate on CPUs
+/// without VNNI: qlower and ORT's exact mode must equal the int64 reference everywhere, and
+/// where the default mode saturates it must be shown to differ. On a VNNI CPU the script
+/// says it has nothing to show, and passes. See `tools/differential/exactness.py`.
+#[test]
+fn qlower_is_exact_where_onnx_runtime_default_mode_saturates() {
+    run_oracle_script(
+        "tools/differential/exactness.py",
+        &["--qlower", QLOWER],
+        "qlower or ONNX Runtime's exact mode is not exact, or the difference is not shown",
     );
 }

@@ -50,8 +50,10 @@ import tempfile
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime in its exact mode)
 
 MS = "com.microsoft"
 NP = {TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8, TensorProto.FLOAT: np.float32}
@@ -402,8 +404,7 @@ def check(qlower, work, label, model, feeds, quantized_outputs=None):
     os.makedirs(case, exist_ok=True)
     path = os.path.join(case, "model.onnx")
     onnx.save(model, path)
-    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    want = ort_oracle.run(path, feeds)
     cmd = [qlower, "run", path, "--out-dir", os.path.join(case, "out")]
     for name, value in feeds.items():
         np.save(os.path.join(case, f"{name}.npy"), value)

@@ -23,7 +23,6 @@ import tempfile
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import (
     CalibrationDataReader,
@@ -32,6 +31,9 @@ from onnxruntime.quantization import (
     QuantType,
     quantize_static,
 )
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime in its exact mode)
 
 RNG = np.random.default_rng(7)
 FAILURES = []
@@ -106,9 +108,7 @@ def qlower(args, *rest):
 
 
 def ort_run(path, feeds):
-    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-    names = [o.name for o in sess.get_outputs()]
-    return dict(zip(names, sess.run(None, feeds)))
+    return ort_oracle.run(path, feeds)
 
 
 def qlower_run(args, path, feeds, tmp):

@@ -1,19 +1,18 @@
 //! Cast and CastLike; casts of small constants to integer types are folded.
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::{Inferred, fold, int_arith};
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Cast" => |ctx| {
-            let to = ctx.dtype_attr("to")?;
-            Ok(vec![cast_to(ctx, to)])
-        },
-        "CastLike" => |ctx| Ok(vec![cast_to(ctx, ctx.dtype(1))]),
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Cast"], 1, |ctx| {
+        let to = ctx.dtype_attr("to")?;
+        Ok(vec![cast_to(ctx, to)])
+    });
+    r.infer_ops(&["CastLike"], 1, |ctx| Ok(vec![cast_to(ctx, ctx.dtype(1))]));
 }
 
 fn cast_to(ctx: &Ctx, to: Option<DType>) -> Inferred {

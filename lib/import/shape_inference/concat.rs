@@ -2,21 +2,23 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    (op == "Concat").then_some(concat as Rule)
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Concat"], 1, concat);
 }
 
 fn concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len();
+    let n = ctx.input_slots();
     let inputs: Vec<(usize, String)> = (0..n).map(|i| (i, format!("input {i}"))).collect();
     let dtype = ctx.shared_dtype(&inputs)?;
-    let axis = ctx.int_attr("axis", 1)?;
+    let axis = ctx.attrs().int("axis", 1)?;
     let shape = concat_shape(ctx, &inputs, axis)?;
     let value = shape
         .as_ref()

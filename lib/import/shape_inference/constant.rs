@@ -3,20 +3,18 @@
 use anyhow::{Context as _, Result, bail};
 use bytes::Bytes;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
-use crate::onnx::attributes;
 use crate::onnx::dtype::DType;
 use crate::onnx::proto::TensorProto;
 use crate::onnx::tensor::{self, TensorData};
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Constant" => constant,
-        "ConstantOfShape" => constant_of_shape,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Constant"], 1, constant);
+    r.infer_ops(&["ConstantOfShape"], 1, constant_of_shape);
 }
 
 fn scalar_or_list(dtype: DType, bytes: Vec<u8>, dims: Vec<i64>) -> Inferred {
@@ -44,17 +42,18 @@ fn from_tensor(t: &TensorProto, attr: &str) -> Result<Inferred> {
 }
 
 fn constant(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let node = ctx.node;
-    let out = if let Some(t) = attributes::tensor(node, "value")? {
+    let attrs = ctx.attrs();
+    // ONNX floats are f32, so narrowing the getters' f64 back is exact.
+    let out = if let Some(t) = attrs.onnx_tensor("value")? {
         from_tensor(t, "value")?
-    } else if let Some(f) = attributes::float(node, "value_float")? {
-        scalar_or_list(DType::F32, f.to_le_bytes().to_vec(), vec![])
-    } else if let Some(fs) = attributes::floats(node, "value_floats")? {
-        let bytes = fs.iter().flat_map(|f| f.to_le_bytes()).collect();
+    } else if let Some(f) = attrs.optional_float("value_float")? {
+        scalar_or_list(DType::F32, (f as f32).to_le_bytes().to_vec(), vec![])
+    } else if let Some(fs) = attrs.optional_floats("value_floats")? {
+        let bytes = fs.iter().flat_map(|&f| (f as f32).to_le_bytes()).collect();
         scalar_or_list(DType::F32, bytes, vec![dims::rank_i64(fs.len())])
-    } else if let Some(i) = attributes::int(node, "value_int")? {
+    } else if let Some(i) = attrs.optional_int("value_int")? {
         scalar_or_list(DType::I64, i.to_le_bytes().to_vec(), vec![])
-    } else if let Some(is) = attributes::ints(node, "value_ints")? {
+    } else if let Some(is) = attrs.optional_ints("value_ints")? {
         let bytes = is.iter().flat_map(|i| i.to_le_bytes()).collect();
         scalar_or_list(DType::I64, bytes, vec![dims::rank_i64(is.len())])
     } else {
@@ -65,7 +64,7 @@ fn constant(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn constant_of_shape(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let fill = match attributes::tensor(ctx.node, "value")? {
+    let fill = match ctx.attrs().onnx_tensor("value")? {
         Some(t) => {
             let fill = from_tensor(t, "value")?;
             if let Some(n) = fill.ty.shape.as_deref().and_then(dims::product)

@@ -3,44 +3,55 @@
 
 use anyhow::Result;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::{Inferred, broadcast, concat, conv_pool, matmul, quantization};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
 /// The default-domain opset whose quantize/dequantize rules com.microsoft's follow
 /// (per-axis scales, output typed like the scale, no `output_dtype`).
 const QDQ_OPSET: i64 = 19;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "QuantizeLinear" => |ctx| quantization::quantize(ctx, QDQ_OPSET),
-        "DequantizeLinear" => |ctx| quantization::dequantize(ctx, QDQ_OPSET),
-        "QLinearAdd" | "QLinearMul" => qlinear_binary,
-        "QLinearSigmoid" | "QLinearLeakyRelu" | "QLinearSoftmax" => {
-            |ctx| Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))])
-        }
-        "QLinearGlobalAveragePool" => |ctx| {
-            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
-            let shape = conv_pool::global_shape(ctx, 0, "X", channels_last)?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "QLinearAveragePool" => |ctx| {
-            let channels_last = ctx.int_attr("channels_last", 0)? != 0;
-            let shape = conv_pool::pool_shape(ctx, 0, "X", channels_last)?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "QLinearConcat" => qlinear_concat,
-        "QGemm" => qgemm,
-        "MatMulIntegerToFloat" => |ctx| {
-            let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
-            Ok(vec![Inferred::of(ctx.dtype(2).or(Some(DType::F32)), shape)])
-        },
-        "DynamicQuantizeMatMul" => |ctx| {
-            let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_domain_ops("com.microsoft", &["QuantizeLinear"], 1, |ctx| {
+        quantization::quantize(ctx, QDQ_OPSET)
+    });
+    r.infer_domain_ops("com.microsoft", &["DequantizeLinear"], 1, |ctx| {
+        quantization::dequantize(ctx, QDQ_OPSET)
+    });
+    r.infer_domain_ops(
+        "com.microsoft",
+        &["QLinearAdd", "QLinearMul"],
+        1,
+        qlinear_binary,
+    );
+    r.infer_domain_ops(
+        "com.microsoft",
+        &["QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"],
+        1,
+        |ctx| Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))]),
+    );
+    r.infer_domain_ops("com.microsoft", &["QLinearGlobalAveragePool"], 1, |ctx| {
+        let channels_last = ctx.attrs().int("channels_last", 0)? != 0;
+        let shape = conv_pool::global_shape(ctx, 0, "X", channels_last)?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_domain_ops("com.microsoft", &["QLinearAveragePool"], 1, |ctx| {
+        let channels_last = ctx.attrs().int("channels_last", 0)? != 0;
+        let shape = conv_pool::pool_shape(ctx, 0, "X", channels_last)?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_domain_ops("com.microsoft", &["QLinearConcat"], 1, qlinear_concat);
+    r.infer_domain_ops("com.microsoft", &["QGemm"], 1, qgemm);
+    r.infer_domain_ops("com.microsoft", &["MatMulIntegerToFloat"], 1, |ctx| {
+        let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
+        Ok(vec![Inferred::of(ctx.dtype(2).or(Some(DType::F32)), shape)])
+    });
+    r.infer_domain_ops("com.microsoft", &["DynamicQuantizeMatMul"], 1, |ctx| {
+        let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
 }
 
 /// (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the
@@ -55,11 +66,11 @@ fn qlinear_binary(ctx: &Ctx) -> Result<Vec<Inferred>> {
 
 /// (Y_scale, Y_zero_point, then X, scale, zero point for each input).
 fn qlinear_concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len().saturating_sub(2) / 3;
+    let n = ctx.input_slots().saturating_sub(2) / 3;
     let inputs: Vec<(usize, String)> = (0..n)
         .map(|k| (2 + 3 * k, format!("input {}", 2 + 3 * k)))
         .collect();
-    let shape = concat::concat_shape(ctx, &inputs, ctx.int_attr("axis", 0)?)?;
+    let shape = concat::concat_shape(ctx, &inputs, ctx.attrs().int("axis", 0)?)?;
     Ok(vec![Inferred::of(ctx.dtype(1), shape)])
 }
 

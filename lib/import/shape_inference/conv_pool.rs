@@ -4,44 +4,47 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use super::window::Window;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Conv" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "X"), (1, "W")])?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "ConvInteger" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "x"), (1, "w")])?;
-            Ok(vec![Inferred::of(Some(DType::I32), shape)])
-        },
-        "QLinearConv" => |ctx| {
-            let shape = conv_shape(ctx, [(0, "x"), (3, "w")])?;
-            Ok(vec![Inferred::of(ctx.dtype(7), shape)])
-        },
-        "ConvTranspose" => conv_transpose,
-        "MaxPool" => |ctx| {
-            let shape = pool_shape(ctx, 0, "X", false)?;
-            Ok(vec![
-                Inferred::of(ctx.dtype(0), shape.clone()),
-                Inferred::of(Some(DType::I64), shape),
-            ])
-        },
-        "AveragePool" | "LpPool" => |ctx| {
-            let shape = pool_shape(ctx, 0, "X", false)?;
-            Ok(vec![Inferred::of(ctx.dtype(0), shape)])
-        },
-        "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => |ctx| {
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Conv"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "X"), (1, "W")])?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_ops(&["ConvInteger"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "x"), (1, "w")])?;
+        Ok(vec![Inferred::of(Some(DType::I32), shape)])
+    });
+    r.infer_ops(&["QLinearConv"], 1, |ctx| {
+        let shape = conv_shape(ctx, [(0, "x"), (3, "w")])?;
+        Ok(vec![Inferred::of(ctx.dtype(7), shape)])
+    });
+    r.infer_ops(&["ConvTranspose"], 1, conv_transpose);
+    r.infer_ops(&["MaxPool"], 1, |ctx| {
+        let shape = pool_shape(ctx, 0, "X", false)?;
+        Ok(vec![
+            Inferred::of(ctx.dtype(0), shape.clone()),
+            Inferred::of(Some(DType::I64), shape),
+        ])
+    });
+    r.infer_ops(&["AveragePool", "LpPool"], 1, |ctx| {
+        let shape = pool_shape(ctx, 0, "X", false)?;
+        Ok(vec![Inferred::of(ctx.dtype(0), shape)])
+    });
+    r.infer_ops(
+        &["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"],
+        1,
+        |ctx| {
             let shape = global_shape(ctx, 0, "X", false)?;
             Ok(vec![Inferred::of(ctx.dtype(0), shape)])
         },
-        _ => return None,
-    })
+    );
 }
 
 /// Number of spatial dimensions, from whichever of the data and weight ranks is known;
@@ -65,7 +68,7 @@ fn spatial_rank(ctx: &Ctx, x: (usize, &str), w: Option<(usize, &str)>) -> Result
             x.1
         );
     }
-    let kernel_len = ctx.ints_attr("kernel_shape")?.map(|k| k.len());
+    let kernel_len = ctx.attrs().optional_ints("kernel_shape")?.map(|k| k.len());
     Ok(xr.or(wr).map(|r| r.saturating_sub(2)).or(kernel_len))
 }
 
@@ -74,7 +77,7 @@ fn dim_at(shape: &Option<Vec<Dim>>, i: usize) -> Dim {
 }
 
 fn group(ctx: &Ctx) -> Result<i64> {
-    let g = ctx.int_attr("group", 1)?;
+    let g = ctx.attrs().int("group", 1)?;
     if g < 1 {
         bail!("attribute 'group' is {g}, but must be at least 1");
     }
@@ -84,7 +87,7 @@ fn group(ctx: &Ctx) -> Result<i64> {
 /// The weight's kernel dims, checked against a `kernel_shape` attribute when both exist.
 fn kernel(ctx: &Ctx, w: &Option<Vec<Dim>>, w_name: &str) -> Result<Option<Vec<Dim>>> {
     let from_w = w.as_ref().map(|s| s.get(2..).unwrap_or_default().to_vec());
-    if let (Some(attr), Some(kw)) = (ctx.ints_attr("kernel_shape")?, &from_w) {
+    if let (Some(attr), Some(kw)) = (ctx.attrs().optional_ints("kernel_shape")?, &from_w) {
         let conflict =
             attr.len() != kw.len() || attr.iter().zip(kw).any(|(a, k)| k.is_some_and(|k| k != *a));
         if conflict {
@@ -146,8 +149,11 @@ fn conv_transpose(ctx: &Ctx) -> Result<Vec<Inferred>> {
     }
     let m = dim_at(&w, 1).and_then(|m| m.checked_mul(g));
     let window = Window::read(ctx, n, kernel(ctx, &w, "W")?)?;
-    let output_padding = ctx.ints_attr("output_padding")?.unwrap_or_default();
-    let spatial = match ctx.ints_attr("output_shape")? {
+    let output_padding = ctx
+        .attrs()
+        .optional_ints("output_padding")?
+        .unwrap_or_default();
+    let spatial = match ctx.attrs().optional_ints("output_shape")? {
         Some(given) => {
             // Some exporters write the full output shape rather than its spatial part.
             let skip = given.len().checked_sub(n);

@@ -5,23 +5,45 @@ use anyhow::{Result, bail};
 
 use super::{InferInput, Inferred, fold};
 use crate::dialect::types::{Dim, TensorType};
-use crate::onnx::attributes;
+use crate::onnx::attributes::Attributes;
 use crate::onnx::dtype::{DType, onnx_type_name};
 use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
 
+/// What a rule knows of a node besides its inputs: its type, which input slots it
+/// names, how many outputs it has, and its attributes. Built from an ONNX `NodeProto`
+/// at import, and from a `torch.operator` when folding.
+pub struct Node<'a> {
+    pub op_type: &'a str,
+    /// Per input slot, whether the node names it; an empty name leaves it out.
+    pub named_inputs: Vec<bool>,
+    pub outputs: usize,
+    pub attributes: &'a dyn Attributes,
+}
+
+impl<'a> Node<'a> {
+    pub fn of_proto(node: &'a NodeProto) -> Self {
+        Node {
+            op_type: &node.op_type,
+            named_inputs: node.input.iter().map(|n| !n.is_empty()).collect(),
+            outputs: node.output.len(),
+            attributes: node,
+        }
+    }
+}
+
 /// One inference rule: the node in context, to one entry per output it can say
 /// anything about (the caller pads the rest with unknowns).
-pub(super) type Rule = fn(&Ctx<'_>) -> Result<Vec<Inferred>>;
+pub type ShapeRule = fn(&Ctx<'_>) -> Result<Vec<Inferred>>;
 
-pub(super) struct Ctx<'a> {
-    pub node: &'a NodeProto,
+pub struct Ctx<'a> {
+    pub node: &'a Node<'a>,
     pub opset: i64,
     inputs: &'a [Option<InferInput<'a>>],
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(node: &'a NodeProto, opset: i64, inputs: &'a [Option<InferInput<'a>>]) -> Self {
+    pub fn new(node: &'a Node<'a>, opset: i64, inputs: &'a [Option<InferInput<'a>>]) -> Self {
         Ctx {
             node,
             opset,
@@ -32,7 +54,7 @@ impl<'a> Ctx<'a> {
     /// Whether the node names input `i`; the importer passes `None` both for left-out
     /// inputs and for values it knows nothing about, and only the names tell them apart.
     pub fn present(&self, i: usize) -> bool {
-        self.node.input.get(i).is_some_and(|n| !n.is_empty())
+        self.node.named_inputs.get(i).copied().unwrap_or(false)
     }
 
     pub fn input(&self, i: usize) -> Option<InferInput<'a>> {
@@ -86,26 +108,24 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn outputs(&self) -> usize {
-        self.node.output.len()
+        self.node.outputs
     }
 
-    pub fn int_attr(&self, name: &str, default: i64) -> Result<i64> {
-        Ok(attributes::int(self.node, name)?.unwrap_or(default))
+    /// The number of input slots the node lists, named or left out.
+    pub fn input_slots(&self) -> usize {
+        self.node.named_inputs.len()
     }
 
-    pub fn ints_attr(&self, name: &str) -> Result<Option<Vec<i64>>> {
-        attributes::ints(self.node, name)
-    }
-
-    pub fn string_attr(&self, name: &str, default: &str) -> Result<String> {
-        Ok(attributes::string(self.node, name)?.unwrap_or_else(|| default.to_string()))
+    /// The node's attributes, through the getters conversion reads them with too.
+    pub fn attrs(&self) -> &'a dyn Attributes {
+        self.node.attributes
     }
 
     /// An element type named by an integer attribute such as `to`. Absent or 0
     /// (UNDEFINED) is `None`, and so is a real ONNX type qlower cannot carry: that is
     /// a limit of qlower, not an inconsistency. A code ONNX does not define is an error.
     pub fn dtype_attr(&self, name: &str) -> Result<Option<DType>> {
-        let code = self.int_attr(name, 0)?;
+        let code = self.attrs().int(name, 0)?;
         if code == 0 {
             return Ok(None);
         }

@@ -3,26 +3,42 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::{Inferred, broadcast, int_arith};
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Add" | "Sub" | "Mul" | "Div" | "Mod" | "And" | "Or" | "Xor" | "BitwiseAnd"
-        | "BitwiseOr" | "BitwiseXor" => |ctx| binary(ctx, ["A", "B"], false),
-        "BitShift" => |ctx| binary(ctx, ["X", "Y"], false),
-        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => {
-            |ctx| binary(ctx, ["A", "B"], true)
-        }
-        "Pow" => pow,
-        "Max" | "Min" | "Sum" | "Mean" => variadic,
-        "Where" => select,
-        "Clip" => clip,
-        "PRelu" => prelu,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(
+        &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Mod",
+            "And",
+            "Or",
+            "Xor",
+            "BitwiseAnd",
+            "BitwiseOr",
+            "BitwiseXor",
+        ],
+        1,
+        |ctx| binary(ctx, ["A", "B"], false),
+    );
+    r.infer_ops(&["BitShift"], 1, |ctx| binary(ctx, ["X", "Y"], false));
+    r.infer_ops(
+        &["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"],
+        1,
+        |ctx| binary(ctx, ["A", "B"], true),
+    );
+    r.infer_ops(&["Pow"], 1, pow);
+    r.infer_ops(&["Max", "Min", "Sum", "Mean"], 1, variadic);
+    r.infer_ops(&["Where"], 1, select);
+    r.infer_ops(&["Clip"], 1, clip);
+    r.infer_ops(&["PRelu"], 1, prelu);
 }
 
 fn named(ctx: &Ctx, i: usize, name: &str) -> (String, Option<Vec<Dim>>) {
@@ -47,7 +63,7 @@ fn binary(ctx: &Ctx, names: [&str; 2], comparison: bool) -> Result<Vec<Inferred>
     };
     let dtype = if comparison { Some(DType::Bool) } else { dtype };
     let value = match (ctx.value(0), ctx.value(1)) {
-        (Some(a), Some(b)) if ctx.opset >= 7 => int_arith::binary(&ctx.node.op_type, a, b),
+        (Some(a), Some(b)) if ctx.opset >= 7 => int_arith::binary(ctx.node.op_type, a, b),
         _ => None,
     };
     Ok(vec![Inferred::of(dtype, shape).with_value(value)])
@@ -64,7 +80,7 @@ fn pow(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn variadic(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let n = ctx.node.input.len();
+    let n = ctx.input_slots();
     let names: Vec<(usize, String)> = (0..n).map(|i| (i, format!("input {i}"))).collect();
     let dtype = ctx.shared_dtype(&names)?;
     let shapes: Vec<(String, Option<Vec<Dim>>)> = names
@@ -79,9 +95,9 @@ fn variadic(ctx: &Ctx) -> Result<Vec<Inferred>> {
     };
     let value = match (n, ctx.value(0), ctx.value(1)) {
         (1, Some(a), _) if ctx.node.op_type != "Mean" => super::fold::small(a).cloned(),
-        (2, Some(a), Some(b)) => match ctx.node.op_type.as_str() {
+        (2, Some(a), Some(b)) => match ctx.node.op_type {
             "Sum" => int_arith::binary("Add", a, b),
-            "Max" | "Min" => int_arith::binary(&ctx.node.op_type, a, b),
+            "Max" | "Min" => int_arith::binary(ctx.node.op_type, a, b),
             _ => None,
         },
         _ => None,

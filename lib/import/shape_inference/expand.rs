@@ -2,17 +2,16 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, broadcast};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Expand" => expand,
-        "Tile" => tile,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Expand"], 1, expand);
+    r.infer_ops(&["Tile"], 1, tile);
 }
 
 /// A shape-like input as dims: its values when constant, else as many unknown dims

@@ -2,25 +2,24 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Gather" => gather,
-        "GatherElements" => |ctx| {
-            if let (Some(r), Some(q)) = (ctx.rank(0), ctx.rank(1))
-                && r != q
-            {
-                bail!("input 'indices' has rank {q}, but input 'data' has rank {r}");
-            }
-            Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(1))])
-        },
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Gather"], 1, gather);
+    r.infer_ops(&["GatherElements"], 1, |ctx| {
+        if let (Some(r), Some(q)) = (ctx.rank(0), ctx.rank(1))
+            && r != q
+        {
+            bail!("input 'indices' has rank {q}, but input 'data' has rank {r}");
+        }
+        Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(1))])
+    });
 }
 
 fn gather(ctx: &Ctx) -> Result<Vec<Inferred>> {
@@ -28,7 +27,7 @@ fn gather(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let Some(data) = ctx.shape(0) else {
         return Ok(vec![Inferred::of(dtype, None)]);
     };
-    let a = dims::axis(ctx.int_attr("axis", 0)?, data.len(), "attribute 'axis'")?;
+    let a = dims::axis(ctx.attrs().int("axis", 0)?, data.len(), "attribute 'axis'")?;
     let indices = ctx.ints(1);
     if let (Some(Some(size)), Some(indices)) = (data.get(a), &indices) {
         for &i in indices {

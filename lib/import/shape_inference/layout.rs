@@ -3,21 +3,20 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "DepthToSpace" => |ctx| blocks(ctx, true),
-        "SpaceToDepth" => |ctx| blocks(ctx, false),
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["DepthToSpace"], 1, |ctx| blocks(ctx, true));
+    r.infer_ops(&["SpaceToDepth"], 1, |ctx| blocks(ctx, false));
 }
 
 fn blocks(ctx: &Ctx, to_space: bool) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let b = ctx.int_attr("blocksize", 0)?;
+    let b = ctx.attrs().int("blocksize", 0)?;
     if b < 1 {
         bail!("attribute 'blocksize' is {b}, but must be at least 1");
     }

@@ -2,32 +2,31 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use super::{Inferred, broadcast};
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "MatMul" => |ctx| {
-            let shape = matmul_shape(ctx, (0, "A"), (1, "B"))?;
-            Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(1)), shape)])
-        },
-        "MatMulInteger" => |ctx| {
-            let shape = matmul_shape(ctx, (0, "A"), (1, "B"))?;
-            Ok(vec![Inferred::of(Some(DType::I32), shape)])
-        },
-        "QLinearMatMul" => |ctx| {
-            let shape = matmul_shape(ctx, (0, "a"), (3, "b"))?;
-            Ok(vec![Inferred::of(ctx.dtype(7), shape)])
-        },
-        "Gemm" => |ctx| {
-            let shape = gemm_shape(ctx, (0, "A"), (1, "B"), Some((2, "C")))?;
-            Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(1)), shape)])
-        },
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["MatMul"], 1, |ctx| {
+        let shape = matmul_shape(ctx, (0, "A"), (1, "B"))?;
+        Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(1)), shape)])
+    });
+    r.infer_ops(&["MatMulInteger"], 1, |ctx| {
+        let shape = matmul_shape(ctx, (0, "A"), (1, "B"))?;
+        Ok(vec![Inferred::of(Some(DType::I32), shape)])
+    });
+    r.infer_ops(&["QLinearMatMul"], 1, |ctx| {
+        let shape = matmul_shape(ctx, (0, "a"), (3, "b"))?;
+        Ok(vec![Inferred::of(ctx.dtype(7), shape)])
+    });
+    r.infer_ops(&["Gemm"], 1, |ctx| {
+        let shape = gemm_shape(ctx, (0, "A"), (1, "B"), Some((2, "C")))?;
+        Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(1)), shape)])
+    });
 }
 
 /// The numpy matmul of inputs `a` and `b`, each given as (input index, name): a 1-D
@@ -105,8 +104,8 @@ pub(super) fn gemm_shape(
     b: (usize, &str),
     c: Option<(usize, &str)>,
 ) -> Result<Option<Vec<Dim>>> {
-    let trans_a = ctx.int_attr("transA", 0)? != 0;
-    let trans_b = ctx.int_attr("transB", 0)? != 0;
+    let trans_a = ctx.attrs().int("transA", 0)? != 0;
+    let trans_b = ctx.attrs().int("transB", 0)? != 0;
     let matrix = |(i, name): (usize, &str), trans: bool| -> Result<(Dim, Dim, Option<Vec<Dim>>)> {
         let Some(s) = ctx.shape(i) else {
             return Ok((None, None, None));

@@ -7,6 +7,9 @@
 //! An error is only for a definite inconsistency (shapes that cannot broadcast, a
 //! Reshape target that does not fit), and names the input or attribute concerned;
 //! the caller adds the node's name.
+//!
+//! Each family file registers its rules in the op table (`ops::registry`), keyed by
+//! (domain, op, since) like the conversion's lowerings; `infer` looks them up there.
 
 mod broadcast;
 mod cast;
@@ -45,7 +48,9 @@ use crate::dialect::types::TensorType;
 use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
 
-use ctx::{Ctx, Rule};
+pub use ctx::{Ctx, Node, ShapeRule};
+
+use crate::ops::Registry;
 
 /// What is known about one input of a node. `None` in the input slice means the
 /// optional input was left out (empty name).
@@ -63,51 +68,60 @@ pub struct Inferred {
     pub value: Option<TensorData>,
 }
 
-/// Infers the outputs of `node` (default domain `""` or another domain such as
-/// `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
+/// Infers the outputs of the ONNX `node` (default domain `""` or another domain such
+/// as `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
 pub fn infer(
     node: &NodeProto,
     domain: &str,
     opset: i64,
     inputs: &[Option<InferInput<'_>>],
 ) -> Result<Vec<Inferred>> {
-    let op = node.op_type.as_str();
-    let rule = match domain {
-        "" | "ai.onnx" => default_domain_rule(op),
-        "com.microsoft" => contrib::rule(op),
-        _ => None,
-    };
-    let mut out = match rule {
-        Some(rule) => rule(&Ctx::new(node, opset, inputs))?,
+    infer_node(&Node::of_proto(node), domain, opset, inputs)
+}
+
+/// `infer` for a node seen through `Node`, such as an import-form op being folded.
+/// Returns exactly `node.outputs` entries.
+pub fn infer_node(
+    node: &Node<'_>,
+    domain: &str,
+    opset: i64,
+    inputs: &[Option<InferInput<'_>>],
+) -> Result<Vec<Inferred>> {
+    let domain = if domain == "ai.onnx" { "" } else { domain };
+    let mut out = match crate::ops::registry().shape_rule(domain, node.op_type, opset) {
+        Some((_, rule)) => rule(&Ctx::new(node, opset, inputs))?,
         None => Vec::new(),
     };
     // Rules answer for the outputs they know; optional trailing outputs stay unknown.
-    out.resize(node.output.len(), Inferred::default());
+    out.resize(node.outputs, Inferred::default());
     Ok(out)
 }
 
-fn default_domain_rule(op: &str) -> Option<Rule> {
-    unary::rule(op)
-        .or_else(|| elementwise::rule(op))
-        .or_else(|| quantization::rule(op))
-        .or_else(|| conv_pool::rule(op))
-        .or_else(|| matmul::rule(op))
-        .or_else(|| reshape::rule(op))
-        .or_else(|| squeeze::rule(op))
-        .or_else(|| transpose::rule(op))
-        .or_else(|| concat::rule(op))
-        .or_else(|| split::rule(op))
-        .or_else(|| slice::rule(op))
-        .or_else(|| gather::rule(op))
-        .or_else(|| shape_of::rule(op))
-        .or_else(|| constant::rule(op))
-        .or_else(|| cast::rule(op))
-        .or_else(|| pad::rule(op))
-        .or_else(|| resize::rule(op))
-        .or_else(|| expand::rule(op))
-        .or_else(|| layout::rule(op))
-        .or_else(|| normalization::rule(op))
-        .or_else(|| reductions::rule(op))
+/// Adds every shape rule to the op table, one family file at a time. Each rule reads
+/// `ctx.opset` itself where versions differ, so all are registered from opset 1.
+pub(crate) fn register(r: &mut Registry) {
+    unary::register(r);
+    elementwise::register(r);
+    quantization::register(r);
+    conv_pool::register(r);
+    matmul::register(r);
+    reshape::register(r);
+    squeeze::register(r);
+    transpose::register(r);
+    concat::register(r);
+    split::register(r);
+    slice::register(r);
+    gather::register(r);
+    shape_of::register(r);
+    constant::register(r);
+    cast::register(r);
+    pad::register(r);
+    resize::register(r);
+    expand::register(r);
+    layout::register(r);
+    normalization::register(r);
+    reductions::register(r);
+    contrib::register(r);
 }
 
 #[cfg(test)]

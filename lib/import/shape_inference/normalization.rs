@@ -5,22 +5,27 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "BatchNormalization" => batch_norm,
-        "LayerNormalization" => layer_norm,
-        "InstanceNormalization"
-        | "GroupNormalization"
-        | "LRN"
-        | "MeanVarianceNormalization"
-        | "LpNormalization" => same,
-        "Softmax" | "LogSoftmax" | "Hardmax" => softmax,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["BatchNormalization"], 1, batch_norm);
+    r.infer_ops(&["LayerNormalization"], 1, layer_norm);
+    r.infer_ops(
+        &[
+            "InstanceNormalization",
+            "GroupNormalization",
+            "LRN",
+            "MeanVarianceNormalization",
+            "LpNormalization",
+        ],
+        1,
+        same,
+    );
+    r.infer_ops(&["Softmax", "LogSoftmax", "Hardmax"], 1, softmax);
 }
 
 fn same(ctx: &Ctx) -> Result<Vec<Inferred>> {
@@ -32,7 +37,7 @@ fn softmax(ctx: &Ctx) -> Result<Vec<Inferred>> {
     if let Some(r) = ctx.rank(0)
         && r > 0
     {
-        dims::axis(ctx.int_attr("axis", default)?, r, "attribute 'axis'")?;
+        dims::axis(ctx.attrs().int("axis", default)?, r, "attribute 'axis'")?;
     }
     same(ctx)
 }
@@ -63,7 +68,7 @@ fn layer_norm(ctx: &Ctx) -> Result<Vec<Inferred>> {
         .or(Some(crate::onnx::dtype::DType::F32));
     let stats_shape = match ctx.shape(0) {
         Some(x) => {
-            let a = dims::axis(ctx.int_attr("axis", -1)?, x.len(), "attribute 'axis'")?;
+            let a = dims::axis(ctx.attrs().int("axis", -1)?, x.len(), "attribute 'axis'")?;
             let mut s: Vec<Dim> = x.get(..a).unwrap_or_default().to_vec();
             s.resize(x.len(), Some(1));
             Some(s)

@@ -3,12 +3,14 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    (op == "Pad").then_some(pad as Rule)
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Pad"], 1, pad);
 }
 
 fn pad(ctx: &Ctx) -> Result<Vec<Inferred>> {
@@ -18,9 +20,12 @@ fn pad(ctx: &Ctx) -> Result<Vec<Inferred>> {
     };
     let r = input.len();
     let (pads, what) = if ctx.opset < 2 {
-        (ctx.ints_attr("paddings")?, "attribute 'paddings'")
+        (
+            ctx.attrs().optional_ints("paddings")?,
+            "attribute 'paddings'",
+        )
     } else if ctx.opset < 11 {
-        (ctx.ints_attr("pads")?, "attribute 'pads'")
+        (ctx.attrs().optional_ints("pads")?, "attribute 'pads'")
     } else {
         (ctx.ints(1), "input 'pads'")
     };

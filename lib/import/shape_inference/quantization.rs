@@ -4,17 +4,16 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "QuantizeLinear" => |ctx| quantize(ctx, ctx.opset),
-        "DequantizeLinear" => |ctx| dequantize(ctx, ctx.opset),
-        "DynamicQuantizeLinear" => dynamic_quantize,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["QuantizeLinear"], 1, |ctx| quantize(ctx, ctx.opset));
+    r.infer_ops(&["DequantizeLinear"], 1, |ctx| dequantize(ctx, ctx.opset));
+    r.infer_ops(&["DynamicQuantizeLinear"], 1, dynamic_quantize);
 }
 
 /// `QuantizeLinear(x, y_scale, y_zero_point?)` with the semantics of default-domain
@@ -38,7 +37,7 @@ pub(super) fn quantize(ctx: &Ctx, opset: i64) -> Result<Vec<Inferred>> {
         zp.or(attr)
     } else if attr.is_some() {
         attr
-    } else if ctx.int_attr("output_dtype", 0)? != 0 && opset >= 21 {
+    } else if ctx.attrs().int("output_dtype", 0)? != 0 && opset >= 21 {
         // A type qlower cannot carry (such as INT4): unknown rather than UINT8.
         None
     } else {
@@ -82,12 +81,12 @@ fn check_scale(ctx: &Ctx, opset: i64, names: [&str; 2]) -> Result<()> {
     let [Some(n)] = scale[..] else {
         return Ok(());
     };
-    if n == 1 || opset < 13 || ctx.int_attr("block_size", 0)? != 0 {
+    if n == 1 || opset < 13 || ctx.attrs().int("block_size", 0)? != 0 {
         return Ok(());
     }
     // An axis out of range is left to the runtime: exporters write the default axis 1
     // even on 1-D tensors, and runtimes differ in what they make of it.
-    let Ok(axis) = dims::axis(ctx.int_attr("axis", 1)?, x.len(), "attribute 'axis'") else {
+    let Ok(axis) = dims::axis(ctx.attrs().int("axis", 1)?, x.len(), "attribute 'axis'") else {
         return Ok(());
     };
     if let Some(Some(size)) = x.get(axis)

@@ -4,18 +4,31 @@
 use anyhow::Result;
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
-        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce,
-        "ArgMax" | "ArgMin" => arg,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(
+        &[
+            "ReduceMean",
+            "ReduceSum",
+            "ReduceMax",
+            "ReduceMin",
+            "ReduceProd",
+            "ReduceL1",
+            "ReduceL2",
+            "ReduceLogSum",
+            "ReduceLogSumExp",
+            "ReduceSumSquare",
+        ],
+        1,
+        reduce,
+    );
+    r.infer_ops(&["ArgMax", "ArgMin"], 1, arg);
 }
 
 /// Drops (or, with keepdims, sets to 1) the reduced axes.
@@ -33,7 +46,7 @@ fn reduced(input: &[Dim], axes: &[usize], keep: bool) -> Vec<Dim> {
 
 fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let keep = ctx.int_attr("keepdims", 1)? != 0;
+    let keep = ctx.attrs().int("keepdims", 1)? != 0;
     let axes_as_input = if ctx.node.op_type == "ReduceSum" {
         ctx.opset >= 13
     } else {
@@ -57,11 +70,11 @@ fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
         }
         (ctx.ints(1), "input 'axes'")
     } else {
-        (ctx.ints_attr("axes")?, "attribute 'axes'")
+        (ctx.attrs().optional_ints("axes")?, "attribute 'axes'")
     };
     let axes = axes.unwrap_or_default();
     let axes: Vec<usize> = if axes.is_empty() {
-        if axes_as_input && ctx.int_attr("noop_with_empty_axes", 0)? != 0 {
+        if axes_as_input && ctx.attrs().int("noop_with_empty_axes", 0)? != 0 {
             return Ok(vec![Inferred::of(dtype, Some(input))]);
         }
         (0..r).collect()
@@ -75,10 +88,10 @@ fn reduce(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn arg(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let keep = ctx.int_attr("keepdims", 1)? != 0;
+    let keep = ctx.attrs().int("keepdims", 1)? != 0;
     let shape = match ctx.shape(0) {
         Some(input) => {
-            let a = dims::axis(ctx.int_attr("axis", 0)?, input.len(), "attribute 'axis'")?;
+            let a = dims::axis(ctx.attrs().int("axis", 0)?, input.len(), "attribute 'axis'")?;
             Some(reduced(&input, &[a], keep))
         }
         None => None,

@@ -2,24 +2,23 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Reshape" => reshape,
-        "Flatten" => flatten,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Reshape"], 1, reshape);
+    r.infer_ops(&["Flatten"], 1, flatten);
 }
 
 fn reshape(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
     // Before opset 5 the target was the `shape` attribute.
     let target = if ctx.opset < 5 {
-        ctx.ints_attr("shape")?
+        ctx.attrs().optional_ints("shape")?
     } else {
         ctx.ints(1)
     };
@@ -28,7 +27,7 @@ fn reshape(ctx: &Ctx) -> Result<Vec<Inferred>> {
         let rank = dims::vector_len(ctx.shape(1));
         return Ok(vec![Inferred::of(dtype, rank.map(|r| vec![None; r]))]);
     };
-    let allow_zero = ctx.opset >= 14 && ctx.int_attr("allowzero", 0)? != 0;
+    let allow_zero = ctx.opset >= 14 && ctx.attrs().int("allowzero", 0)? != 0;
     let shape = target_shape(ctx.shape(0), &target, allow_zero)?;
     let value = match (ctx.value(0), dims::known(&shape)) {
         (Some(v), Some(d)) => fold::reshaped(v, d),
@@ -114,7 +113,7 @@ fn flatten(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let Some(s) = ctx.shape(0) else {
         return Ok(vec![Inferred::of(dtype, Some(vec![None, None]))]);
     };
-    let axis = ctx.int_attr("axis", 1)?;
+    let axis = ctx.attrs().int("axis", 1)?;
     // Unlike most axes, Flatten's may equal the rank (everything goes outer).
     let r = dims::rank_i64(s.len());
     let resolved = if axis < 0 {

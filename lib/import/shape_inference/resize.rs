@@ -3,17 +3,16 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims;
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Resize" => resize,
-        "Upsample" => upsample,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Resize"], 1, resize);
+    r.infer_ops(&["Upsample"], 1, upsample);
 }
 
 /// floor(d * scale), or unknown when the product falls just short of an integer:
@@ -71,7 +70,11 @@ fn resize(ctx: &Ctx) -> Result<Vec<Inferred>> {
         return Ok(vec![Inferred::of(dtype, None)]);
     };
     let r = input.len();
-    let axes = match ctx.ints_attr("axes")?.filter(|_| ctx.opset >= 18) {
+    let axes = match ctx
+        .attrs()
+        .optional_ints("axes")?
+        .filter(|_| ctx.opset >= 18)
+    {
         Some(a) => dims::axes(&a, r, "attribute 'axes'")?,
         None => (0..r).collect(),
     };
@@ -105,7 +108,7 @@ fn resize(ctx: &Ctx) -> Result<Vec<Inferred>> {
         }
         // The other policies rescale to keep the aspect ratio; their rounding is left
         // to the declared types.
-        let policy = ctx.string_attr("keep_aspect_ratio_policy", "stretch")?;
+        let policy = ctx.attrs().string("keep_aspect_ratio_policy", "stretch")?;
         if ctx.opset >= 18 && policy != "stretch" {
             return Ok(vec![Inferred::of(dtype, Some(unknown_axes()))]);
         }
@@ -120,7 +123,9 @@ fn resize(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let scales_at = if ctx.opset >= 11 { 2 } else { 1 };
     let shape = match float_input(ctx, scales_at) {
         Some(Some(scales)) => {
-            let crop = ctx.string_attr("coordinate_transformation_mode", "half_pixel")?;
+            let crop = ctx
+                .attrs()
+                .string("coordinate_transformation_mode", "half_pixel")?;
             if crop == "tf_crop_and_resize" {
                 // The region of interest scales the sizes too.
                 unknown_axes()
@@ -140,12 +145,9 @@ fn upsample(ctx: &Ctx) -> Result<Vec<Inferred>> {
         return Ok(vec![Inferred::of(dtype, None)]);
     };
     let all: Vec<usize> = (0..input.len()).collect();
-    let shape = match ctx.node.input.len() {
-        1 => match crate::onnx::attributes::floats(ctx.node, "scales")? {
-            Some(scales) => {
-                let scales: Vec<f64> = scales.into_iter().map(f64::from).collect();
-                apply_scales(&input, &all, &scales, "attribute 'scales'")?
-            }
+    let shape = match ctx.input_slots() {
+        1 => match ctx.attrs().optional_floats("scales")? {
+            Some(scales) => apply_scales(&input, &all, &scales, "attribute 'scales'")?,
             None => vec![None; input.len()],
         },
         _ => match float_input(ctx, 1) {

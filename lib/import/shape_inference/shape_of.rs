@@ -2,17 +2,16 @@
 
 use anyhow::Result;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, rank_i64};
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Shape" => shape,
-        "Size" => size,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Shape"], 1, shape);
+    r.infer_ops(&["Size"], 1, size);
 }
 
 /// Resolves Shape's `start`/`end` (opset 15) against `rank`: negatives count from the
@@ -20,7 +19,7 @@ pub(super) fn rule(op: &str) -> Option<Rule> {
 fn range(ctx: &Ctx, rank: usize) -> Result<(usize, usize)> {
     let r = rank_i64(rank);
     let (start, end) = if ctx.opset >= 15 {
-        (ctx.int_attr("start", 0)?, ctx.int_attr("end", r)?)
+        (ctx.attrs().int("start", 0)?, ctx.attrs().int("end", r)?)
     } else {
         (0, r)
     };

@@ -2,14 +2,16 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims;
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    (op == "Slice").then_some(slice as Rule)
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Slice"], 1, slice);
 }
 
 /// What is known of one parameter list: `Absent`, `Unknown` (an input without a
@@ -22,7 +24,7 @@ enum Param {
 
 fn param(ctx: &Ctx, input: usize, attr: &str) -> Result<Param> {
     if ctx.opset < 10 {
-        return Ok(match ctx.ints_attr(attr)? {
+        return Ok(match ctx.attrs().optional_ints(attr)? {
             Some(v) => Param::Known(v),
             None => Param::Absent,
         });

@@ -4,12 +4,14 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    (op == "Split").then_some(split as Rule)
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Split"], 1, split);
 }
 
 /// What the node says about the output sizes along the axis.
@@ -30,7 +32,7 @@ fn explicit_sizes(ctx: &Ctx) -> Result<Sizes> {
         });
     }
     if ctx.opset < 13
-        && let Some(v) = ctx.ints_attr("split")?
+        && let Some(v) = ctx.attrs().optional_ints("split")?
     {
         return Ok(Sizes::Given(v, "attribute 'split'"));
     }
@@ -44,7 +46,7 @@ fn split(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let Some(input) = ctx.shape(0) else {
         return unknown();
     };
-    let a = dims::axis(ctx.int_attr("axis", 0)?, input.len(), "attribute 'axis'")?;
+    let a = dims::axis(ctx.attrs().int("axis", 0)?, input.len(), "attribute 'axis'")?;
     let d = input.get(a).copied().flatten();
     let sizes: Vec<Dim> = match explicit_sizes(ctx)? {
         Sizes::Unknown => vec![None; k],
@@ -87,7 +89,7 @@ fn split(ctx: &Ctx) -> Result<Vec<Inferred>> {
 /// last one (opset 18), or else an even split across the outputs.
 fn even_sizes(ctx: &Ctx, d: Dim, k: usize, a: usize, input: &[Dim]) -> Result<Vec<Dim>> {
     let num_outputs = if ctx.opset >= 18 {
-        crate::onnx::attributes::int(ctx.node, "num_outputs")?
+        ctx.attrs().optional_int("num_outputs")?
     } else {
         None
     };

@@ -2,24 +2,23 @@
 
 use anyhow::{Result, bail};
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Squeeze" => squeeze,
-        "Unsqueeze" => unsqueeze,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Squeeze"], 1, squeeze);
+    r.infer_ops(&["Unsqueeze"], 1, unsqueeze);
 }
 
 /// The axes and the name messages give them: `Some(None)` when no axes are given, and
 /// `None` when an axes input exists but its value is not known.
 fn read_axes(ctx: &Ctx) -> Result<(Option<Option<Vec<i64>>>, &'static str)> {
     if ctx.opset < 13 {
-        Ok((Some(ctx.ints_attr("axes")?), "attribute 'axes'"))
+        Ok((Some(ctx.attrs().optional_ints("axes")?), "attribute 'axes'"))
     } else if ctx.present(1) {
         Ok((ctx.ints(1).map(Some), "input 'axes'"))
     } else {

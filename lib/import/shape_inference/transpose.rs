@@ -3,15 +3,17 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    (op == "Transpose").then_some(transpose as Rule)
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(&["Transpose"], 1, transpose);
 }
 
 fn transpose(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    let perm = ctx.ints_attr("perm")?;
+    let perm = ctx.attrs().optional_ints("perm")?;
     let Some(input) = ctx.shape(0) else {
         let shape = perm.map(|p| vec![None; p.len()]);
         return Ok(vec![Inferred::of(dtype, shape)]);

@@ -3,23 +3,65 @@
 
 use anyhow::Result;
 
-use super::ctx::{Ctx, Rule};
+use super::ctx::Ctx;
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
+use crate::ops::Registry;
 
-pub(super) fn rule(op: &str) -> Option<Rule> {
-    Some(match op {
-        "Abs" | "Acos" | "Acosh" | "Asin" | "Asinh" | "Atan" | "Atanh" | "BitwiseNot" | "Ceil"
-        | "Celu" | "Cos" | "Cosh" | "CumSum" | "Elu" | "Erf" | "Exp" | "Floor" | "Gelu"
-        | "HardSigmoid" | "HardSwish" | "LeakyRelu" | "Log" | "Mish" | "Neg" | "Not"
-        | "Reciprocal" | "Relu" | "ReverseSequence" | "Round" | "Selu" | "Shrink" | "Sigmoid"
-        | "Sign" | "Sin" | "Sinh" | "Softplus" | "Softsign" | "Sqrt" | "Swish" | "Tan" | "Tanh"
-        | "ThresholdedRelu" | "Trilu" => same,
-        "IsNaN" | "IsInf" => predicate,
-        "Identity" => identity,
-        "Dropout" => dropout,
-        _ => return None,
-    })
+/// Registers the shape rule of each op this file covers.
+pub(crate) fn register(r: &mut Registry) {
+    r.infer_ops(
+        &[
+            "Abs",
+            "Acos",
+            "Acosh",
+            "Asin",
+            "Asinh",
+            "Atan",
+            "Atanh",
+            "BitwiseNot",
+            "Ceil",
+            "Celu",
+            "Cos",
+            "Cosh",
+            "CumSum",
+            "Elu",
+            "Erf",
+            "Exp",
+            "Floor",
+            "Gelu",
+            "HardSigmoid",
+            "HardSwish",
+            "LeakyRelu",
+            "Log",
+            "Mish",
+            "Neg",
+            "Not",
+            "Reciprocal",
+            "Relu",
+            "ReverseSequence",
+            "Round",
+            "Selu",
+            "Shrink",
+            "Sigmoid",
+            "Sign",
+            "Sin",
+            "Sinh",
+            "Softplus",
+            "Softsign",
+            "Sqrt",
+            "Swish",
+            "Tan",
+            "Tanh",
+            "ThresholdedRelu",
+            "Trilu",
+        ],
+        1,
+        same,
+    );
+    r.infer_ops(&["IsNaN", "IsInf"], 1, predicate);
+    r.infer_ops(&["Identity"], 1, identity);
+    r.infer_ops(&["Dropout"], 1, dropout);
 }
 
 fn same(ctx: &Ctx) -> Result<Vec<Inferred>> {

@@ -1,18 +1,12 @@
-//! Sliding-window arithmetic shared by convolutions and pools: how kernel, strides,
-//! dilations, pads, auto_pad and ceil_mode turn input sizes into output sizes.
+//! The window attributes of convolutions and pools as shape inference reads them, and
+//! the output sizes they give, through the geometry `onnx::window` shares with
+//! conversion.
 
 use anyhow::{Result, bail};
 
 use super::ctx::Ctx;
 use crate::dialect::types::Dim;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum AutoPad {
-    NotSet,
-    SameUpper,
-    SameLower,
-    Valid,
-}
+use crate::onnx::window::{self, AutoPad, AxisListError, to_size};
 
 /// The window attributes of a node with `n` spatial dimensions.
 #[derive(Clone, Debug)]
@@ -26,50 +20,36 @@ pub(super) struct Window {
     pub ceil_mode: bool,
 }
 
-/// A per-axis attribute list: the default when absent, else exactly `n` values at
-/// least `min`.
+/// A per-axis attribute list: the default when absent, else exactly `want` values at
+/// least `min`. `length` words a list of the wrong length.
+fn axis_list(
+    ctx: &Ctx,
+    name: &str,
+    want: usize,
+    default: i64,
+    min: i64,
+    length: impl Fn(usize) -> String,
+) -> Result<Vec<i64>> {
+    match window::axis_list(ctx.attrs(), name, want, min)? {
+        None => Ok(vec![default; want]),
+        Some(Ok(v)) => Ok(v),
+        Some(Err(AxisListError::Length { got, .. })) => bail!("{}", length(got)),
+        Some(Err(AxisListError::Below { value, min })) => {
+            bail!("attribute '{name}' holds {value}, but must be at least {min}")
+        }
+    }
+}
+
 fn per_axis(ctx: &Ctx, name: &str, n: usize, default: i64, min: i64) -> Result<Vec<i64>> {
-    let Some(v) = ctx.ints_attr(name)? else {
-        return Ok(vec![default; n]);
-    };
-    if v.len() != n {
-        bail!(
-            "attribute '{name}' has {} values, but the input has {n} spatial dimensions",
-            v.len()
-        );
-    }
-    if let Some(bad) = v.iter().find(|&&x| x < min) {
-        bail!("attribute '{name}' holds {bad}, but must be at least {min}");
-    }
-    Ok(v)
+    axis_list(ctx, name, n, default, min, |got| {
+        format!("attribute '{name}' has {got} values, but the input has {n} spatial dimensions")
+    })
 }
 
 fn pads(ctx: &Ctx, n: usize) -> Result<Vec<i64>> {
     let len = n.saturating_mul(2);
-    let Some(v) = ctx.ints_attr("pads")? else {
-        return Ok(vec![0; len]);
-    };
-    if v.len() != len {
-        bail!(
-            "attribute 'pads' has {} values, but {n} spatial dimensions need {len}",
-            v.len()
-        );
-    }
-    if let Some(bad) = v.iter().find(|&&x| x < 0) {
-        bail!("attribute 'pads' holds {bad}, but must be at least 0");
-    }
-    Ok(v)
-}
-
-fn auto_pad(ctx: &Ctx) -> Result<AutoPad> {
-    Ok(match ctx.string_attr("auto_pad", "NOTSET")?.as_str() {
-        "NOTSET" | "" => AutoPad::NotSet,
-        "SAME_UPPER" => AutoPad::SameUpper,
-        "SAME_LOWER" => AutoPad::SameLower,
-        "VALID" => AutoPad::Valid,
-        other => bail!(
-            "attribute 'auto_pad' is '{other}', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID"
-        ),
+    axis_list(ctx, "pads", len, 0, 0, |got| {
+        format!("attribute 'pads' has {got} values, but {n} spatial dimensions need {len}")
     })
 }
 
@@ -77,7 +57,7 @@ impl Window {
     /// Reads the window attributes of a node with `n` spatial dimensions; without a
     /// `kernel_shape` attribute the kernel is `kernel` (a convolution's weight dims).
     pub fn read(ctx: &Ctx, n: usize, kernel: Option<Vec<Dim>>) -> Result<Window> {
-        let kernel = match ctx.ints_attr("kernel_shape")? {
+        let kernel = match ctx.attrs().optional_ints("kernel_shape")? {
             Some(_) => per_axis(ctx, "kernel_shape", n, 1, 1)?
                 .into_iter()
                 .map(Some)
@@ -89,8 +69,8 @@ impl Window {
             strides: per_axis(ctx, "strides", n, 1, 1)?,
             dilations: per_axis(ctx, "dilations", n, 1, 1)?,
             pads: pads(ctx, n)?,
-            auto_pad: auto_pad(ctx)?,
-            ceil_mode: ctx.int_attr("ceil_mode", 0)? != 0,
+            auto_pad: AutoPad::read(ctx.attrs())?,
+            ceil_mode: ctx.attrs().int("ceil_mode", 0)? != 0,
         })
     }
 
@@ -102,9 +82,8 @@ impl Window {
 
     /// The dilated kernel extent along axis `i`, when the kernel size is known.
     fn extent(&self, i: usize) -> Option<i128> {
-        let k = i128::from(self.kernel.get(i).copied().flatten()?);
-        let d = i128::from(*self.dilations.get(i)?);
-        Some(d * (k - 1) + 1)
+        let k = self.kernel.get(i).copied().flatten()?;
+        Some(window::extent(k, *self.dilations.get(i)?))
     }
 
     /// Output spatial sizes of a convolution or pool over input spatial sizes `input`.
@@ -121,9 +100,8 @@ impl Window {
         let (Some(d), Some(&s)) = (d, self.strides.get(i)) else {
             return Ok(None);
         };
-        let (d, s) = (i128::from(d), i128::from(s));
-        if matches!(self.auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
-            return Ok(to_dim((d + s - 1) / s));
+        if self.auto_pad.is_same() {
+            return Ok(to_size(window::same_output(d, s)));
         }
         let Some(extent) = self.extent(i) else {
             return Ok(None);
@@ -132,22 +110,15 @@ impl Window {
             AutoPad::Valid => (0, 0),
             _ => self.pad_pair(i),
         };
-        let padded = d + begin + end;
-        if padded < extent {
+        // ceil_mode only rounds explicit padding; VALID and SAME sizes ignore it.
+        let ceil = self.ceil_mode && self.auto_pad == AutoPad::NotSet;
+        let Some(n) = window::windows(d, begin, end, extent, s, ceil) else {
+            let padded = i128::from(d) + begin + end;
             bail!(
                 "spatial dimension {i} of {what} has size {d} ({padded} padded), smaller than the kernel's extent {extent}"
             );
-        }
-        let span = padded - extent;
-        // ceil_mode only rounds explicit padding; VALID and SAME sizes ignore it.
-        let ceil = self.ceil_mode && self.auto_pad == AutoPad::NotSet;
-        let mut n = if ceil { (span + s - 1) / s } else { span / s } + 1;
-        // A window may not start in the right padding: ceil_mode's extra window is
-        // dropped when it would.
-        if ceil && (n - 1) * s >= d + begin {
-            n -= 1;
-        }
-        Ok(to_dim(n))
+        };
+        Ok(to_size(n))
     }
 
     /// Output spatial sizes of a ConvTranspose over `input`, before any `output_shape`.
@@ -163,9 +134,8 @@ impl Window {
                 out.push(None);
                 continue;
             };
-            let (d, s) = (i128::from(d), i128::from(s));
-            if matches!(self.auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
-                out.push(to_dim(d * s));
+            if self.auto_pad.is_same() {
+                out.push(to_size(i128::from(d) * i128::from(s)));
                 continue;
             }
             let Some(extent) = self.extent(i) else {
@@ -176,17 +146,13 @@ impl Window {
                 AutoPad::Valid => (0, 0),
                 _ => self.pad_pair(i),
             };
-            let extra = i128::from(output_padding.get(i).copied().unwrap_or(0));
-            let n = s * (d - 1) + extra + extent - begin - end;
+            let extra = output_padding.get(i).copied().unwrap_or(0);
+            let n = window::transposed_full(d, s, extent, extra) - begin - end;
             if n <= 0 {
                 bail!("spatial dimension {i} of {what} has size {d}, which gives an empty output");
             }
-            out.push(to_dim(n));
+            out.push(to_size(n));
         }
         Ok(out)
     }
-}
-
-fn to_dim(n: i128) -> Dim {
-    i64::try_from(n).ok().filter(|&n| n >= 0)
 }

@@ -276,9 +276,10 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
 }
 
 /// `quantize_per_tensor(max_poolNd(dequantize(x)))` with the quantize's parameters
-/// equal to x's, run on x's 8-bit integers (see `runtime::fuse_max_pool`). Operands:
-/// x, kernel, stride, padding, dilation, ceil_mode, y_scale, y_zero_point. A window
-/// wholly in the padding gives the type's lowest value, as quantizing -inf does.
+/// equal to x's, run on x's 8-bit integers (`qlower.qmax_pool`, see
+/// `transforms::cpu_fusion::max_pool`). Operands: x, kernel, stride, padding,
+/// dilation, ceil_mode, y_scale, y_zero_point. A window wholly in the padding gives
+/// the type's lowest value, as quantizing -inf does.
 pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let n = c.arg(1)?.as_int_list()?.len();

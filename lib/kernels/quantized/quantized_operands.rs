@@ -2,10 +2,10 @@
 //! writes. Run alone, such an op centres each operand's integers on its zero point(s),
 //! accumulates in int32 (the bias, itself a qint32 tensor, added into the accumulator)
 //! and returns a qint32 tensor whose scale is `x_scale·w_scale`, per channel when the
-//! weights are. The plan usually runs something else for the whole fused form (see
-//! `runtime::fuse`): the ONNX Runtime requantization when a quantize follows, and the
-//! float path of the dequantized operands when the accumulator is used as floats,
-//! which keeps every result identical to the unfused IR's.
+//! weights are. `fuse-for-cpu` usually replaces the whole fused form (see
+//! `transforms::cpu_fusion`): by the ONNX Runtime requantization when a quantize
+//! follows, and by the float path of the dequantized operands when the accumulator is
+//! used as floats, which keeps every result identical to the unfused IR's.
 
 use std::sync::Arc;
 

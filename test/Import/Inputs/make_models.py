@@ -272,9 +272,15 @@ def hostile_models():
     sm = model([h.make_node("Identity", ["names"], ["y"], name="ident")], "strings", [], [vi("y", T.STRING, [1])], [s])
     save(sm, "string_tensor.onnx", ERRORS, check=False)
 
+    # A declared shape the op contradicts: followed by neither ONNX Runtime nor qlower,
+    # which both warn and run the model.
     conflict = model([h.make_node("Relu", ["x"], ["y"], name="relu")], "conflict",
                      [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 4])])
-    save(conflict, "declared_type_conflict.onnx", ERRORS, check=False)
+    save(conflict, "declared_shape_conflict.onnx", check=False)
+    # A declared element type the op contradicts: refused by both.
+    conflict = model([h.make_node("Relu", ["x"], ["y"], name="relu")], "conflict",
+                     [vi("x", T.FLOAT, [2, 3])], [vi("y", T.INT32, [2, 3])])
+    save(conflict, "declared_dtype_conflict.onnx", ERRORS, check=False)
 
 
 if __name__ == "__main__":

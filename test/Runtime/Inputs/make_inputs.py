@@ -31,6 +31,22 @@ def main():
     onnx.checker.check_model(m)
     onnx.save(m, path("qdq_roundtrip.onnx"))
 
+    # Graph outputs that are not plain results: a Softmax output that an Identity also
+    # returns (both name one value), and a Constant node's output.
+    nodes = [
+        h.make_node("Softmax", ["x"], ["probs"], name="softmax", axis=-1),
+        h.make_node("Identity", ["probs"], ["probs_copy"], name="copy"),
+        h.make_node("Constant", [], ["zero_point"], name="zp",
+                    value=nh.from_array(np.array([3, 5], np.int8), "zp_value")),
+    ]
+    g = h.make_graph(nodes, "shared_outputs", [h.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+                     [h.make_tensor_value_info("probs", T.FLOAT, [2, 3]),
+                      h.make_tensor_value_info("probs_copy", T.FLOAT, [2, 3]),
+                      h.make_tensor_value_info("zero_point", T.INT8, [2])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 19)], producer_name="qlower-tests", ir_version=10)
+    onnx.checker.check_model(m)
+    onnx.save(m, path("shared_outputs.onnx"))
+
     # A declared input of 10^12 elements: random inputs for it must be refused, not allocated.
     huge = h.make_graph([h.make_node("Relu", ["x"], ["y"], name="relu")], "huge",
                         [h.make_tensor_value_info("x", T.FLOAT, [100000, 100000, 100])],

@@ -1,25 +1,25 @@
-//! Plan-time fusion of quantized average pools.
+//! Fusion of quantized average pools.
 //!
 //! QLinearGlobalAveragePool lowers to `quantize_per_tensor(mean.dim(dequantize(x),
-//! spatial dims, keepdim))`; ONNX Runtime computes it on the integers, and the plan runs
-//! `kernels::qlinear_pool::global_average` for it.
+//! spatial dims, keepdim))`; ONNX Runtime computes it on the integers, and it becomes
+//! `qlower.qglobal_avg_pool`.
 //!
 //! QLinearAveragePool (and QDQ `DequantizeLinear → AveragePool → QuantizeLinear`, which
 //! ONNX Runtime rewrites into it) lowers to `quantize_per_tensor(avg_poolNd(
 //! dequantize(x)))`, with `permute`s around the pool for channels-last layouts. The
 //! float average is what ONNX Runtime computes too, but it rounds after adding the zero
-//! point; where the pattern appears, the plan runs `kernels::qlinear_pool` in place of
-//! the final quantize. A pool whose float result something else reads too, or whose
+//! point; where the pattern appears, the final quantize becomes
+//! `qlower.qavg_pool` (or `qlower.qavg_pool_over_inputs`). A pool whose float result something else reads too, or whose
 //! input is not a dequantized 8-bit tensor, is left as it is.
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::fuse::{Fused, Operand};
-use super::fuse_elementwise::{dequantized, storage_of, users_after};
+use super::elementwise::{dequantized, storage_of, users_after};
+use super::{Fusion, Operand};
+use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named, op_name};
-use crate::kernels::quantized::qlinear_pool;
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
@@ -57,9 +57,9 @@ fn is_8bit_quantized(v: MlirValue) -> bool {
         .is_some_and(|d| matches!(d, DType::QUInt8 | DType::QInt8))
 }
 
-/// The fused step for `quantize` (a `torch.aten.quantize_per_tensor`) of an average
+/// The fused op for `quantize` (a `torch.aten.quantize_per_tensor`) of an average
 /// pool of a dequantized 8-bit tensor.
-pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fused<'c, 'a>> {
+pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let input = quantize.operand(0).ok()?;
     if let Some(fused) = global_average(quantize, input) {
         return Some(fused);
@@ -96,9 +96,8 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     if !padded && let Some(fused) = whole_plane(quantize, pool, dq_input, channels_last) {
         return Some(fused);
     }
-    Some(Fused {
-        kernel: qlinear_pool::requantize_average,
-        prepare: None,
+    Some(Fusion {
+        op: qlower::QAVG_POOL,
         operands: (0..quantize.operand_count())
             .map(|i| quantize.operand(i).ok().map(Operand::Ir))
             .collect::<Option<Vec<_>>>()?,
@@ -114,13 +113,13 @@ fn int_list(v: MlirValue) -> Option<Vec<i64>> {
 }
 
 /// ONNX Runtime runs an average pool whose kernel covers the whole unpadded plane as
-/// its global average pool, on the integers: the same step as `global_average`.
+/// its global average pool, on the integers: the same op as `global_average`.
 fn whole_plane<'c: 'a, 'a>(
     quantize: OperationRef<'c, 'a>,
     pool: OperationRef<'c, 'a>,
     dequantized_input: MlirValue<'c, 'a>,
     channels_last: bool,
-) -> Option<Fused<'c, 'a>> {
+) -> Option<Fusion<'c, 'a>> {
     let kernel = int_list(pool.operand(1).ok()?)?;
     let padding = int_list(pool.operand(3).ok()?)?;
     let divisor_none = pool.operand(6).ok()?.r#type().to_string() == "!torch.none";
@@ -137,9 +136,8 @@ fn whole_plane<'c: 'a, 'a>(
     } else {
         (2..rank).collect()
     };
-    Some(Fused {
-        kernel: qlinear_pool::global_average,
-        prepare: None,
+    Some(Fusion {
+        op: qlower::QGLOBAL_AVG_POOL,
         operands: vec![
             Operand::Ir(x.int),
             Operand::Ir(x.scale),
@@ -164,7 +162,7 @@ fn is_spatial(dims: &[i64], rank: usize) -> bool {
 fn global_average<'c: 'a, 'a>(
     quantize: OperationRef<'c, 'a>,
     input: MlirValue<'c, 'a>,
-) -> Option<Fused<'c, 'a>> {
+) -> Option<Fusion<'c, 'a>> {
     let mean = named(input, "torch.aten.mean.dim")?;
     let x = dequantized(mean.operand(0).ok()?)?;
     let list = named(mean.operand(1).ok()?, "torch.prim.ListConstruct")?;
@@ -181,9 +179,8 @@ fn global_average<'c: 'a, 'a>(
     if users_after(mean, input).len() != 1 {
         return None;
     }
-    Some(Fused {
-        kernel: qlinear_pool::global_average,
-        prepare: None,
+    Some(Fusion {
+        op: qlower::QGLOBAL_AVG_POOL,
         operands: vec![
             Operand::Ir(x.int),
             Operand::Ir(x.scale),
@@ -202,7 +199,7 @@ fn global_average<'c: 'a, 'a>(
 fn average_over_inputs<'c: 'a, 'a>(
     quantize: OperationRef<'c, 'a>,
     input: MlirValue<'c, 'a>,
-) -> Option<Fused<'c, 'a>> {
+) -> Option<Fusion<'c, 'a>> {
     let (quotient, views) = through_views(input)?;
     let div = named(quotient, "torch.aten.div.Tensor")?;
     let sums = defining(div.operand(0).ok()?)?;
@@ -261,9 +258,8 @@ fn average_over_inputs<'c: 'a, 'a>(
             operands.push(Operand::Ir(view.operand(i).ok()?));
         }
     }
-    Some(Fused {
-        kernel: qlinear_pool::average_over_inputs,
-        prepare: None,
+    Some(Fusion {
+        op: qlower::QAVG_POOL_OVER_INPUTS,
         operands,
     })
 }

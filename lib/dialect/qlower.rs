@@ -1,0 +1,63 @@
+//! The private `qlower.` ops that `fuse-for-cpu` writes: each stands for one kernel of
+//! the CPU backend, which runs it by name. Their operands are everything the kernel
+//! reads, in the kernel's order, so the backend matches no patterns.
+
+/// Requantized convolution: x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+/// bias (or none), bias_zero_point (or none), stride, padding, dilation, groups,
+/// pads (or none), y_scale, y_zero_point.
+pub const QLINEAR_CONV: &str = "qlower.qlinear_conv";
+/// Requantized matmul: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+/// y_zero_point.
+pub const QLINEAR_MATMUL: &str = "qlower.qlinear_matmul";
+/// The float convolution of quantized operands (a fused accumulator used as floats):
+/// the convolution's operands.
+pub const DEQUANTIZED_CONV: &str = "qlower.dequantized_conv";
+/// As `DEQUANTIZED_CONV`, for `torch.aten.matmul`.
+pub const DEQUANTIZED_MATMUL: &str = "qlower.dequantized_matmul";
+/// As `DEQUANTIZED_CONV`, for `torch.aten.mm`.
+pub const DEQUANTIZED_MM: &str = "qlower.dequantized_mm";
+/// QLinearAdd: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+/// y_zero_point.
+pub const QLINEAR_ADD: &str = "qlower.qlinear_add";
+/// QLinearAdd of int8 operands computed as uint8, as ONNX Runtime on x86-64 does.
+pub const QLINEAR_ADD_AS_UINT8: &str = "qlower.qlinear_add_as_uint8";
+/// QLinearMul; operands as `QLINEAR_ADD`.
+pub const QLINEAR_MUL: &str = "qlower.qlinear_mul";
+/// QLinearMul of int8 operands computed as uint8.
+pub const QLINEAR_MUL_AS_UINT8: &str = "qlower.qlinear_mul_as_uint8";
+/// QLinearSoftmax: x, x_scale, dim, y_scale, y_zero_point, y_dtype.
+pub const QLINEAR_SOFTMAX: &str = "qlower.qlinear_softmax";
+/// QLinearSoftmax of int8 operands computed as uint8.
+pub const QLINEAR_SOFTMAX_AS_UINT8: &str = "qlower.qlinear_softmax_as_uint8";
+/// QLinearGlobalAveragePool: x, x_scale, x_zero_point, dims, keepdim, y_scale,
+/// y_zero_point.
+pub const QGLOBAL_AVG_POOL: &str = "qlower.qglobal_avg_pool";
+/// An average pool requantized after adding the zero point: the operands of the
+/// `quantize_per_tensor` it replaces (the float pool, y_scale, y_zero_point, dtype).
+pub const QAVG_POOL: &str = "qlower.qavg_pool";
+/// An average pool over asymmetric padding that does not count it: padded x, kernel,
+/// stride, padding, ceil_mode, padded ones, y_scale, y_zero_point, dtype, then per
+/// view applied afterwards its name and its operands after the input.
+pub const QAVG_POOL_OVER_INPUTS: &str = "qlower.qavg_pool_over_inputs";
+/// A max pool on the integers: x, kernel, stride, padding, dilation, ceil_mode,
+/// y_scale, y_zero_point.
+pub const QMAX_POOL: &str = "qlower.qmax_pool";
+
+/// Every `qlower.` op, for the backend's table and its coverage test.
+pub const ALL: &[&str] = &[
+    QLINEAR_CONV,
+    QLINEAR_MATMUL,
+    DEQUANTIZED_CONV,
+    DEQUANTIZED_MATMUL,
+    DEQUANTIZED_MM,
+    QLINEAR_ADD,
+    QLINEAR_ADD_AS_UINT8,
+    QLINEAR_MUL,
+    QLINEAR_MUL_AS_UINT8,
+    QLINEAR_SOFTMAX,
+    QLINEAR_SOFTMAX_AS_UINT8,
+    QGLOBAL_AVG_POOL,
+    QAVG_POOL,
+    QAVG_POOL_OVER_INPUTS,
+    QMAX_POOL,
+];

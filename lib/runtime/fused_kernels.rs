@@ -1,0 +1,52 @@
+//! The kernels of the `qlower.` ops that `fuse-for-cpu` writes, by op name. The plan
+//! looks an op up here and nowhere else: what runs is what the IR says.
+
+use crate::dialect::qlower;
+use crate::kernels::ops::pool;
+use crate::kernels::quantized::{
+    qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
+};
+use crate::kernels::{Kernel, Prepare};
+
+/// A fused op's kernel, and how the plan specialises it to constant weights.
+pub struct FusedKernel {
+    pub kernel: Kernel,
+    pub prepare: Option<Prepare>,
+}
+
+/// The kernel that runs the `qlower.` op `name`.
+pub fn lookup(name: &str) -> Option<FusedKernel> {
+    let (kernel, prepare): (Kernel, Option<Prepare>) = match name {
+        qlower::QLINEAR_CONV => (qlinear::qlinear_conv, Some(qlinear::prepare_conv)),
+        qlower::QLINEAR_MATMUL => (qlinear::qlinear_matmul, Some(qlinear::prepare_matmul)),
+        qlower::DEQUANTIZED_CONV => (quantized_operands::dequantized_conv, None),
+        qlower::DEQUANTIZED_MATMUL => (quantized_operands::dequantized_matmul, None),
+        qlower::DEQUANTIZED_MM => (quantized_operands::dequantized_mm, None),
+        qlower::QLINEAR_ADD => (qlinear_binary::qlinear_add, None),
+        qlower::QLINEAR_ADD_AS_UINT8 => (qlinear_binary::qlinear_add_as_uint8, None),
+        qlower::QLINEAR_MUL => (qlinear_binary::qlinear_mul, None),
+        qlower::QLINEAR_MUL_AS_UINT8 => (qlinear_binary::qlinear_mul_as_uint8, None),
+        qlower::QLINEAR_SOFTMAX => (qlinear_softmax::softmax, None),
+        qlower::QLINEAR_SOFTMAX_AS_UINT8 => (qlinear_softmax::softmax_as_uint8, None),
+        qlower::QGLOBAL_AVG_POOL => (qlinear_pool::global_average, None),
+        qlower::QAVG_POOL => (qlinear_pool::requantize_average, None),
+        qlower::QAVG_POOL_OVER_INPUTS => (qlinear_pool::average_over_inputs, None),
+        qlower::QMAX_POOL => (pool::quantized_max_pool, None),
+        _ => return None,
+    };
+    Some(FusedKernel { kernel, prepare })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_qlower_op_has_a_kernel_and_nothing_else_does() {
+        for name in qlower::ALL {
+            assert!(lookup(name).is_some(), "{name}");
+        }
+        assert!(lookup("qlower.unknown").is_none());
+        assert!(lookup("torch.aten.convolution").is_none());
+    }
+}

@@ -1,0 +1,119 @@
+//! `fuse-for-cpu`: rewrites each quantized pattern that the CPU backend runs as one
+//! kernel into one explicit `qlower.` op (see `dialect::qlower`), whose operands are
+//! everything that kernel reads. The backend then runs every op by its name, so the IR
+//! shows what executes.
+//!
+//! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
+//! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
+//! (`max_pool`). Each matcher only reads the IR and returns a `Fusion` or declines.
+//!
+//! Every match is found first, on the IR as the lowering wrote it, and only then are
+//! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
+//! input's scale on the `quantize_per_tensor` another fusion replaces, and whether an
+//! int8 operand is a lone Q/DQ pair depends on how many ops read it. Rewriting as the
+//! matches are found would make those answers depend on the order the ops were
+//! visited in. So this pass does not run on the greedy driver; it walks each block
+//! once, and nothing in it can panic (the matchers decline with `None`).
+
+mod avg_pool;
+mod conv_matmul;
+mod elementwise;
+mod max_pool;
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
+use melior::{Context, IrRewriter};
+
+use super::constants::materialize;
+use super::walk::{module_blocks, operations};
+use crate::dialect::builder::TorchBuilder;
+use crate::ir::matchers::op_name;
+use crate::kernels::tensor::value::Value;
+
+/// An operand of a fused op: an IR value, or a constant the matcher supplies (written
+/// as a `torch.constant.*` or a constant list before the fused op).
+pub(super) enum Operand<'c, 'a> {
+    Ir(MlirValue<'c, 'a>),
+    Const(Value),
+}
+
+/// A match: the `qlower.` op that replaces the root, and its operands.
+pub(super) struct Fusion<'c, 'a> {
+    pub op: &'static str,
+    pub operands: Vec<Operand<'c, 'a>>,
+}
+
+fn key<'c>(v: impl ValueLike<'c>) -> usize {
+    v.to_raw().ptr as usize
+}
+
+/// Runs the fusion over `module`; returns how many ops it fused.
+pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
+    let rewriter = IrRewriter::new(context);
+    let mut fused = 0;
+    for block in module_blocks(module) {
+        let ops = operations(block);
+        let mut uses: HashMap<usize, usize> = HashMap::new();
+        for o in &ops {
+            for v in o.operands() {
+                *uses.entry(key(v)).or_default() += 1;
+            }
+        }
+        let matches: Vec<(OperationRef, Fusion)> = ops
+            .iter()
+            .filter_map(|&o| find(o, &uses).map(|f| (o, f)))
+            .collect();
+        // Each fused op goes right before its root, reading the original values; the
+        // roots are replaced afterwards, which redirects any fused op that read
+        // another's root to that root's replacement.
+        let mut replacements = Vec::with_capacity(matches.len());
+        for (root, fusion) in &matches {
+            rewriter
+                .as_rewriter_base()
+                .set_insertion_point_before(*root);
+            let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), root.location());
+            let operands = fusion
+                .operands
+                .iter()
+                .map(|o| match o {
+                    Operand::Ir(v) => Ok(*v),
+                    Operand::Const(c) => materialize(&b, c),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let types: Vec<Type> = root.results().map(|r| r.r#type()).collect();
+            let op = b.op(fusion.op, &operands, &types, &[])?;
+            let results: Vec<MlirValue> = op.results().map(Into::into).collect();
+            replacements.push(results);
+        }
+        for ((root, _), results) in matches.iter().zip(&replacements) {
+            rewriter
+                .as_rewriter_base()
+                .replace_op_with_values(*root, results);
+            fused += 1;
+        }
+    }
+    Ok(fused)
+}
+
+/// The fusion rooted at `op`, if any: the op whose result the fused kernel computes.
+fn find<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+    uses: &HashMap<usize, usize>,
+) -> Option<Fusion<'c, 'a>> {
+    match op_name(op).as_str() {
+        "torch.aten.quantize_per_tensor" => conv_matmul::match_quantized(op)
+            .or_else(|| elementwise::match_quantized(op))
+            .or_else(|| avg_pool::match_quantized(op))
+            .or_else(|| max_pool::match_quantized(op)),
+        // Only when the int_repr is the quantize's one use: then the integers are
+        // written straight away and the quantize becomes dead.
+        "torch.aten.int_repr" if uses.get(&key(op.operand(0).ok()?)) == Some(&1) => {
+            conv_matmul::match_int_repr(op)
+        }
+        "torch.aten.dequantize.self" => conv_matmul::match_dequantized(op),
+        _ => None,
+    }
+}

