@@ -7,6 +7,7 @@ use bytes::Bytes;
 use prost::Message;
 
 use crate::ir::context::new_context;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::onnx::load::decode_model;
 use crate::onnx::proto::tensor_shape_proto::{Dimension, dimension};
 use crate::onnx::proto::type_proto::{self, Value as TypeValue};
@@ -17,7 +18,6 @@ use crate::onnx::proto::{
 use crate::onnx::validate::validate;
 use crate::pipeline::{Emit, Options, compile};
 use crate::runtime::plan::Plan;
-use crate::runtime::tensor::{Data, Tensor};
 
 fn float_info(name: &str, dims: &[i64]) -> ValueInfoProto {
     let dim = dims

@@ -9,6 +9,7 @@ mod deep_graph_tests;
 pub mod dialect;
 pub mod import;
 pub mod ir;
+pub mod kernels;
 pub mod onnx;
 pub mod ops;
 pub mod output;

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use half::{bf16, f16};
 
+use qlower::kernels::tensor::{Data, Tensor, bounded_bytes};
 use qlower::onnx::dtype::DType;
 use qlower::runtime::io::read_tensor;
 use qlower::runtime::plan::{Plan, Port};
-use qlower::runtime::tensor::{Data, Tensor, bounded_bytes};
 
 /// Parses `NAME=FILE`.
 pub fn parse_binding(s: &str) -> Result<(String, PathBuf), String> {

@@ -20,7 +20,7 @@ use qlower::onnx::proto::{
 use qlower::onnx::validate::validate;
 use qlower::pipeline::{Emit, Options, compile};
 use qlower::runtime::plan::Plan;
-use qlower::runtime::tensor::{Data, Tensor};
+use qlower::kernels::tensor::{Data, Tensor};
 
 /// Reads choices off the fuzz input; once it runs dry every read is zero, so every
 /// input, however short, still describes a model.

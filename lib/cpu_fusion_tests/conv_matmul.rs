@@ -1,7 +1,7 @@
 use super::fused_plan;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
-use crate::runtime::tensor::{Data, Tensor};
+use crate::kernels::tensor::{Data, Tensor};
 use crate::transforms::fuse_quantized_ops::fuse_quantized_ops;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

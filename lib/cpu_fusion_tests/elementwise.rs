@@ -1,7 +1,7 @@
 use super::fused_plan;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
-use crate::runtime::tensor::{Data, Tensor};
+use crate::kernels::tensor::{Data, Tensor};
 
 /// QLinearAdd as the lowering writes it, with `alpha` and an extra use of the float
 /// sum substituted in.

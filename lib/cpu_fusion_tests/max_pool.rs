@@ -1,7 +1,7 @@
 use super::fused_plan;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
-use crate::runtime::tensor::{Data, Tensor};
+use crate::kernels::tensor::{Data, Tensor};
 
 /// A 2x2/2 max pool of a 4x4 uint8 tensor wrapped in Q/DQ with parameters
 /// (0.5, 10) in and (`y_scale`, `y_zero`) out.
@@ -46,9 +46,9 @@ fn run(source: &str) -> (Vec<String>, Tensor) {
 
 #[test]
 fn the_integer_pool_matches_the_window_by_window_one() {
-    use crate::runtime::kernels::pool::quantized_max_pool;
-    use crate::runtime::kernels::{Call, ResultType};
-    use crate::runtime::value::Value;
+    use crate::kernels::ops::pool::quantized_max_pool;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::{Call, ResultType};
     // Odd sizes, padding, ceil mode and dilation: 2-D runs the separable passes,
     // 1-D (same data as rows) the generic windows.
     let data: Vec<u8> = (0..2 * 7 * 9)

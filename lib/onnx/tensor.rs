@@ -9,6 +9,7 @@ use super::dtype::DType;
 use super::external_data;
 use super::proto::TensorProto;
 use crate::budget::{max_tensor_bytes, show_bytes};
+use crate::kernels::tensor::{Data, Tensor};
 
 /// A decoded constant tensor: dtype, shape and the elements as little-endian bytes
 /// (one byte per boolean), exactly `dims.product() * dtype.size()` long.
@@ -61,6 +62,28 @@ impl TensorData {
                     .map(|v| v.into_iter().map(|x| x as f64).collect());
             }
         })
+    }
+}
+
+/// The converter between ONNX's constants and the kernels' tensors. It lives on the
+/// ONNX side so that the kernel library does not depend on the model format; import,
+/// constant folding and the backend's planning all go through it.
+impl Tensor {
+    pub fn from_tensor_data(t: &TensorData) -> Result<Tensor> {
+        let shape = t
+            .dims
+            .iter()
+            .map(|&d| usize::try_from(d).map_err(|_| anyhow::anyhow!("negative dimension {d}")))
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::new(shape, Data::from_le_bytes(t.dtype, &t.bytes)?)
+    }
+
+    pub fn to_tensor_data(&self) -> TensorData {
+        TensorData {
+            dtype: self.data.dtype(),
+            dims: self.shape.iter().map(|&d| d as i64).collect(),
+            bytes: self.data.to_le_bytes().into(),
+        }
     }
 }
 

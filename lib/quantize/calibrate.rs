@@ -11,12 +11,12 @@ use anyhow::{Context, Result, bail};
 use super::CalibrateMethod;
 use super::ranges::{Histogram, MinMax, percentile_range};
 use crate::ir::context::new_context;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::onnx::proto::ValueInfoProto;
 use crate::onnx::validate::{self, ValidModel};
 use crate::pipeline::{Emit, Options, compile};
 use crate::runtime::io::npy;
 use crate::runtime::plan::Plan;
-use crate::runtime::tensor::{Data, Tensor};
 
 /// One calibration sample: the file it came from and its tensors by name.
 pub struct Sample {

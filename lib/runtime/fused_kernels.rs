@@ -1,11 +1,12 @@
 //! The kernels of the `qlower.` ops that `fuse-for-cpu` writes, by op name. The plan
 //! looks an op up here and nowhere else: what runs is what the IR says.
 
-use super::kernels::{
-    Kernel, Prepare, pool, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax,
-    quantized_operands,
-};
 use crate::dialect::qlower;
+use crate::kernels::ops::pool;
+use crate::kernels::quantized::{
+    qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
+};
+use crate::kernels::{Kernel, Prepare};
 
 /// A fused op's kernel, and how the plan specialises it to constant weights.
 pub struct FusedKernel {

@@ -9,12 +9,12 @@ use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, Str
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
-use super::kernels::ResultType;
-use super::tensor::Tensor;
-use super::value::Value;
 use crate::dialect::ops::dense_attribute_data;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::op_name;
+use crate::kernels::ResultType;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
 
 /// The declared type of a value, as the kernels see it.
 pub fn result_type(v: MlirValue) -> Result<ResultType> {

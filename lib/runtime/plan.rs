@@ -15,9 +15,9 @@ use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fused_kernels;
 use super::ir_values::{constant_value, result_type};
-use super::kernels::{self, Call, Kernel, Prepared, ResultType};
-use super::value::Value;
 use crate::dialect::types::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{self, Call, Kernel, Prepared, ResultType};
 
 /// A graph input or output: its ONNX name, declared type and slot.
 #[derive(Clone, Debug)]

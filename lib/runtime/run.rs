@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 
-use super::kernels::Call;
-use super::kernels::ResultType;
 use super::plan::{Plan, Step, check_results};
-use super::tensor::{Tensor, bounded_bytes};
-use super::value::Value;
+use crate::kernels::Call;
+use crate::kernels::ResultType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Tensor, bounded_bytes};
 
 impl Plan {
     /// Checks `inputs` against the declared input types (dynamic dims take any size).

@@ -16,10 +16,10 @@ use melior::{Context, RewriterBase};
 use super::constants::{constant_of, defining_op, op_name};
 use super::fold_constants::replace_with_constants;
 use super::limits::FoldLimits;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, lookup};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
 use crate::runtime::ir_values::result_type;
-use crate::runtime::kernels::{Call, lookup};
-use crate::runtime::value::Value;
 
 /// Scale and zero-point tensors are compared by value up to this many elements.
 const MAX_COMPARED: usize = 1 << 16;

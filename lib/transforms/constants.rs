@@ -10,9 +10,9 @@ use melior::ir::{Value as MlirValue, ValueLike};
 
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{ResultType, lookup};
 use crate::runtime::ir_values::{constant_value, result_type};
-use crate::runtime::kernels::{ResultType, lookup};
-use crate::runtime::value::Value;
 
 pub use crate::ir::matchers::{defining as defining_op, op_name};
 
@@ -55,7 +55,7 @@ pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
                 .collect::<Option<Vec<_>>>()?;
             let results = [result_type(v).ok()?];
             let kernel = lookup(&name)?;
-            kernel(&crate::runtime::kernels::Call {
+            kernel(&crate::kernels::Call {
                 args: &args,
                 results: &results,
             })
@@ -129,8 +129,8 @@ pub fn elements(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::tensor::{Data, Tensor};
     use crate::onnx::dtype::DType;
-    use crate::runtime::tensor::{Data, Tensor};
 
     #[test]
     fn a_value_fits_only_its_exact_declared_type() {

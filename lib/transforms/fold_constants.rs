@@ -17,11 +17,11 @@ use super::side_effects::qdq_key;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, ResultType, lookup};
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
 use crate::runtime::ir_values::result_type;
-use crate::runtime::kernels::{Call, ResultType, lookup};
-use crate::runtime::tensor::{Data, Tensor};
-use crate::runtime::value::Value;
 use melior::ir::ValueLike;
 
 /// Ops the result of which is already a constant; folding them again would loop.

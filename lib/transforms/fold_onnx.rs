@@ -18,13 +18,13 @@ use crate::dialect::onnx_attributes::OperatorAttributes;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
 use crate::import::shape_inference::{InferInput, Node, infer_node};
+use crate::kernels::ResultType;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
 use crate::ops::opset::version_for;
 use crate::ops::split_op_name;
 use crate::rewrite::PatternResult;
 use crate::runtime::ir_values::result_type;
-use crate::runtime::kernels::ResultType;
-use crate::runtime::tensor::Tensor;
-use crate::runtime::value::Value;
 
 pub(super) fn fold<'c, 'a>(
     context: &'c Context,

@@ -2,7 +2,7 @@
 //! and booleans exactly; floats with numpy's `allclose` rule `|got - want| <= atol + rtol *
 //! |want|`, where NaN equals NaN and infinities equal themselves.
 
-use qlower::runtime::tensor::{Data, Tensor};
+use qlower::kernels::tensor::{Data, Tensor};
 
 fn is_float(data: &Data) -> bool {
     matches!(

@@ -27,7 +27,7 @@ Each model is run by ONNX Runtime and by `qlower run`, and every output compared
 - quantized (8-bit) outputs: at most 1 apart, on at most 0.1 % of the elements (the
   issue's contract for QOperator models). qlower computes QLinearConv, QLinearMatMul,
   QLinearAdd, QLinearMul, the average pools and QLinearSoftmax with ONNX Runtime's own
-  integer and float32 arithmetic (see `lib/runtime/kernels/qlinear*.rs`), so those
+  integer and float32 arithmetic (see `lib/kernels/quantized/qlinear*.rs`), so those
   agree exactly, and the all-pairs and exact families demand that: no element may
   differ. The other ops compute the float op on dequantized values and round once;
   ONNX Runtime reads QLinearSigmoid/LeakyRelu from a 256-entry table filled by its own

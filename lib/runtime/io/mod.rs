@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::tensor::Tensor;
+use crate::kernels::tensor::Tensor;
 
 /// The file `qlower run` writes output `name` to, below its output directory: path
 /// separators and special names would escape the directory, so they are replaced.

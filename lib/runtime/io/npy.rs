@@ -5,8 +5,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use crate::kernels::tensor::{Data, Tensor, checked_count};
 use crate::onnx::dtype::DType;
-use crate::runtime::tensor::{Data, Tensor, checked_count};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 

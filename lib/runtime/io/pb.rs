@@ -6,9 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use prost::Message;
 
+use crate::kernels::tensor::Tensor;
 use crate::onnx::proto::TensorProto;
 use crate::onnx::tensor;
-use crate::runtime::tensor::Tensor;
 
 pub fn read(path: &Path) -> Result<Tensor> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;

@@ -20,8 +20,8 @@ use super::{Fusion, Operand};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named, op_name};
+use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
-use crate::runtime::value::Value;
 
 /// `v` without the `permute`s and `slice.Tensor`s (which only pick or move elements)
 /// that produce it, and those ops, the last applied first.

@@ -17,7 +17,7 @@ use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::value::Value;
 
 fn is_none(v: MlirValue) -> bool {
     v.r#type().to_string() == "!torch.none"

@@ -31,7 +31,7 @@ use super::constants::materialize;
 use super::walk::{module_blocks, operations};
 use crate::dialect::builder::TorchBuilder;
 use crate::ir::matchers::op_name;
-use crate::runtime::value::Value;
+use crate::kernels::tensor::value::Value;
 
 /// An operand of a fused op: an IR value, or a constant the matcher supplies (written
 /// as a `torch.constant.*` or a constant list before the fused op).

@@ -1,0 +1,83 @@
+//! The instruction set of every fast path, detected once at run time. Kernels never
+//! test CPU features themselves: they ask `Isa::best()` (or take an `Isa`, so that
+//! tests can run each path this CPU has) and branch on it, so one decision covers the
+//! GEMM tiles, im2col, requantization and the elementwise loops alike.
+//!
+//! Levels are cumulative: a CPU at a level has every feature of the levels below it,
+//! so code compiled for `Avx2` may run wherever `Isa::best().includes(Isa::Avx2)`.
+
+use std::sync::OnceLock;
+
+/// An instruction-set level, ordered from least to most capable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isa {
+    /// Plain Rust, for any CPU.
+    Portable,
+    /// AVX2 with FMA (the vector part of x86-64-v3): the elementwise loops use the
+    /// fused multiply-add, so the level promises both.
+    Avx2,
+    /// AVX-512 F, BW, VL and VNNI (`vpdpbusd`), on top of `Avx2`.
+    Avx512Vnni,
+}
+
+impl Isa {
+    /// The most capable level this CPU supports, decided once.
+    pub fn best() -> Isa {
+        static BEST: OnceLock<Isa> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            [Isa::Avx512Vnni, Isa::Avx2]
+                .into_iter()
+                .find(|isa| isa.available())
+                .unwrap_or(Isa::Portable)
+        })
+    }
+
+    /// Whether this CPU has every feature of this level (and of the levels below).
+    pub fn available(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512Vnni => {
+                Isa::Avx2.available()
+                    && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("avx512vl")
+                    && is_x86_feature_detected!("avx512vnni")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            Isa::Portable => true,
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
+    /// Whether code compiled for `level` may run at this level.
+    pub fn includes(self, level: Isa) -> bool {
+        self >= level
+    }
+
+    /// Every level this CPU can run, most capable first, for tests that compare them.
+    #[cfg(test)]
+    pub fn all_available() -> Vec<Isa> {
+        [Isa::Avx512Vnni, Isa::Avx2, Isa::Portable]
+            .into_iter()
+            .filter(|isa| isa.available())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_cumulative() {
+        let all = Isa::all_available();
+        assert_eq!(all.first(), Some(&Isa::best()));
+        assert_eq!(all.last(), Some(&Isa::Portable));
+        for isa in all {
+            assert!(Isa::best().includes(isa), "{isa:?}");
+        }
+        assert!(!Isa::Portable.includes(Isa::Avx2));
+    }
+}

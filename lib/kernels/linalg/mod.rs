@@ -1,0 +1,11 @@
+//! Linear algebra: float convolution and matmul over a float GEMM (`sgemm`), and the
+//! fast quantized convolution and matmul over an 8-bit integer GEMM (`qgemm`).
+
+pub mod conv;
+pub mod matmul;
+pub mod qconv;
+mod qdriver;
+pub mod qgemm;
+pub mod qmatmul;
+pub mod qparams;
+pub mod sgemm;

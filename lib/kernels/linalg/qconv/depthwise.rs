@@ -1,0 +1,225 @@
+//! The direct kernel for depthwise convolutions (one input channel per group): each
+//! output channel a weighted sum of its taps over one centred, zero-padded input
+//! plane, in chunks of `NR` outputs, compiled for the instruction set.
+
+use rayon::prelude::*;
+
+use super::super::qgemm::NR;
+use super::super::qgemm::requant::{self, ColTerms, RowTerms};
+use super::Job;
+use crate::kernels::isa::Isa;
+
+impl Job<'_> {
+    /// One input channel per group: each output channel is a weighted sum of
+    /// `kernel` taps over one zero-padded input plane, centred on the zero points.
+    pub(super) fn depthwise(&self, taps: &[i32], y: &mut [u8]) {
+        let (s, w) = (self.s, self.w);
+        let pixels = s.pixels();
+        let c_out = w.shape[0];
+        let per_group = w.per_group;
+        y.par_chunks_mut(pixels)
+            .enumerate()
+            .for_each_init(Vec::new, |plane, (item, dest)| {
+                let (b, channel) = (item / c_out, item % c_out);
+                let input = b * s.c_in + channel / per_group;
+                let n: usize = s.kernel.iter().product();
+                let terms = &taps[channel * n..(channel + 1) * n];
+                depthwise_channel(self.isa, self, input, channel, terms, plane, dest);
+            });
+    }
+}
+
+fn depthwise_channel(
+    isa: Isa,
+    job: &Job,
+    input: usize,
+    channel: usize,
+    taps: &[i32],
+    plane: &mut Vec<i16>,
+    dest: &mut [u8],
+) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the instruction set was detected on this CPU.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            depthwise_avx512(job, input, channel, taps, plane, dest)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Isa::Avx2 if isa.available() => unsafe {
+            depthwise_avx2(job, input, channel, taps, plane, dest)
+        },
+        _ => depthwise_body(job, input, channel, taps, plane, dest),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn depthwise_avx512(
+    job: &Job,
+    input: usize,
+    channel: usize,
+    taps: &[i32],
+    plane: &mut Vec<i16>,
+    dest: &mut [u8],
+) {
+    depthwise_body(job, input, channel, taps, plane, dest)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn depthwise_avx2(
+    job: &Job,
+    input: usize,
+    channel: usize,
+    taps: &[i32],
+    plane: &mut Vec<i16>,
+    dest: &mut [u8],
+) {
+    depthwise_body(job, input, channel, taps, plane, dest)
+}
+
+/// One output channel of a depthwise convolution. The input plane is copied once,
+/// centred and padded with zeros (the zero point, centred), so the tap loops need no
+/// bounds checks and run along contiguous rows when the stride is 1.
+#[inline(always)]
+fn depthwise_body(
+    job: &Job,
+    input: usize,
+    channel: usize,
+    taps: &[i32],
+    plane: &mut Vec<i16>,
+    dest: &mut [u8],
+) {
+    let s = job.s;
+    let [id, ih, iw] = s.input;
+    let [od, oh, ow] = s.output;
+    let [kd, kh, kw] = s.kernel;
+    let [pd, ph, pw] = job.plane;
+    plane.clear();
+    plane.resize(pd * ph * pw, 0);
+    let x = &job.x[input * id * ih * iw..][..id * ih * iw];
+    let zero = job.x_zero as i16;
+    for z in 0..id {
+        for yy in 0..ih {
+            let src = &x[(z * ih + yy) * iw..][..iw];
+            let row = ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
+            for (d, &v) in plane[row..row + iw].iter_mut().zip(src) {
+                *d = v as i16 - zero;
+            }
+        }
+    }
+    let terms = RowTerms {
+        offset: job.bias[channel],
+        zero: 0,
+        sum: 0,
+        multiplier: job.multipliers[channel],
+    };
+    let sw = s.stride[2];
+    // Each tap's offset from the chunk's first input position.
+    let mut offsets = Vec::with_capacity(taps.len());
+    for a in 0..kd {
+        for b in 0..kh {
+            for c in 0..kw {
+                offsets.push((a * s.dilation[0] * ph + b * s.dilation[1]) * pw + c * s.dilation[2]);
+            }
+        }
+    }
+    let mut strided = [0i16; NR];
+    for z in 0..od {
+        for yy in 0..oh {
+            for x0 in (0..ow).step_by(NR) {
+                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pw + x0 * sw;
+                let mut acc = [0i32; NR];
+                if sw == 1 {
+                    chunk(job.isa, plane, base, &offsets, taps, &mut acc);
+                } else {
+                    for (&off, &tap) in offsets.iter().zip(taps) {
+                        let src = plane[base + off..].iter().step_by(sw);
+                        for (d, v) in strided.iter_mut().zip(src) {
+                            *d = *v;
+                        }
+                        add_products(&mut acc, &strided, tap);
+                    }
+                }
+                let at = (z * oh + yy) * ow + x0;
+                let out = &mut dest[at..at + NR.min(ow - x0)];
+                requant::row(&acc, terms, ColTerms::default(), job.out, out);
+            }
+        }
+    }
+}
+
+/// Σ over taps of `plane[base + offset..][..NR] · tap`, for stride 1: the depthwise
+/// inner loop, with the accumulators held in registers on AVX-512.
+#[inline(always)]
+fn chunk(
+    isa: Isa,
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    let last = offsets.iter().max().map_or(0, |&o| base + o + NR);
+    assert!(last <= plane.len(), "depthwise chunk out of the plane");
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has the features; the assert bounds every read.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            chunk_avx512(plane, base, offsets, taps, acc)
+        },
+        _ => {
+            *acc = [0; NR];
+            for (&off, &tap) in offsets.iter().zip(taps) {
+                if let Some(src) = plane[base + off..].first_chunk::<NR>() {
+                    add_products(acc, src, tap);
+                }
+            }
+        }
+    }
+}
+
+/// # Safety
+/// avx512f and avx512bw are available; `plane[base + o..][..NR]` is in bounds for
+/// every offset `o`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn chunk_avx512(
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    let mut lo = _mm512_setzero_si512();
+    let mut hi = _mm512_setzero_si512();
+    for (&off, &tap) in offsets.iter().zip(taps) {
+        let t = _mm512_set1_epi32(tap);
+        // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
+        let (a, b) = unsafe {
+            let p = plane.as_ptr().add(base + off);
+            (
+                _mm256_loadu_si256(p as *const _),
+                _mm256_loadu_si256(p.add(16) as *const _),
+            )
+        };
+        lo = _mm512_add_epi32(lo, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(a), t));
+        hi = _mm512_add_epi32(hi, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(b), t));
+    }
+    // SAFETY: `acc` holds 32 i32s, two 64-byte stores.
+    unsafe {
+        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
+        _mm512_storeu_si512(acc.as_mut_ptr().add(16) as *mut _, hi);
+    }
+}
+
+/// `acc += src · tap`, lane by lane: a fixed-length loop that vectorizes.
+#[inline(always)]
+fn add_products(acc: &mut [i32; NR], src: &[i16; NR], tap: i32) {
+    for j in 0..NR {
+        acc[j] = acc[j].wrapping_add(src[j] as i32 * tap);
+    }
+}

@@ -1,0 +1,117 @@
+//! The fast quantized convolution behind `qlinear_conv`: weights packed once (at plan
+//! time when they are constants), blocked im2col of the activations panel by panel,
+//! the integer tile of `qgemm` for the products, requantization fused into the tile
+//! loop, and a direct kernel for depthwise convolutions. Work is split over (batch,
+//! group, pixel panel) or, depthwise, over (batch, channel). Anything this path does
+//! not take (ranks above 3-D, operands of other types) returns `None`, and the caller
+//! runs the reference kernel, which also reports malformed operands.
+//!
+//! The files: `weights` (packing), `geometry` (sizes from the operands), `requantize`
+//! (per-channel terms), `im2col` (packing the activations), `gemm` (the tile loop)
+//! and `depthwise`; this one checks the operands and picks the kernel.
+
+mod depthwise;
+mod gemm;
+mod geometry;
+mod im2col;
+mod requantize;
+mod weights;
+
+use anyhow::Result;
+
+use super::qdriver::shifted;
+use super::qgemm::requant::Output;
+use super::qparams::Params;
+use crate::kernels::isa::Isa;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, ResultType};
+use geometry::{Shape, shape};
+use im2col::Padded;
+pub use weights::ConvWeights;
+
+/// Runs the convolution, or returns `None` for the reference kernel to run.
+pub fn run(c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
+    run_on(Isa::best(), c, w)
+}
+
+pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
+    let x = c.arg(0)?.as_tensor()?;
+    let Ok(xp) = Params::read(c.arg(1)?, c.arg(2)?) else {
+        return Ok(None);
+    };
+    let Ok(yp) = Params::read(c.arg(13)?, c.arg(14)?) else {
+        return Ok(None);
+    };
+    let ResultType::Tensor(ty) = c.result(0)? else {
+        return Ok(None);
+    };
+    let Some((signed_out, quantized)) = super::qparams::output_kind(ty.dtype) else {
+        return Ok(None);
+    };
+    if xp.len() != 1 || yp.len() != 1 || c.arg(11)?.as_int().ok() != Some(w.groups as i64) {
+        return Ok(None);
+    }
+    let Some(s) = shape(c, x, w) else {
+        return Ok(None);
+    };
+    let Some((xb, x_shift)) = shifted(&x.data, false) else {
+        return Ok(None);
+    };
+    let Ok(x_zero) = u8::try_from(xp.zero_point(0) + x_shift) else {
+        return Ok(None);
+    };
+    let Some(terms) = requantize::terms(c, w, &xp, &yp, x_zero, signed_out)? else {
+        return Ok(None);
+    };
+    let mut shape_out = vec![s.batch, w.shape[0]];
+    shape_out.extend(&s.output[3 - (x.rank() - 2)..]);
+    let total = crate::kernels::tensor::bounded_count(&shape_out)?;
+    let mut y = vec![0u8; total];
+    let job = Job {
+        s: &s,
+        w,
+        x: &xb,
+        x_zero,
+        bias: &terms.bias,
+        offsets: &terms.offsets,
+        multipliers: &terms.multipliers,
+        out: terms.out,
+        isa,
+        padded: None,
+        plane: [0; 3],
+    };
+    // A depthwise plane over the budget leaves the work to im2col, which needs none.
+    match (&w.taps, s.depthwise_plane()) {
+        (Some(taps), Some(plane)) => Job { plane, ..job }.depthwise(taps, &mut y),
+        _ => Job {
+            padded: Padded::new(&s, &xb, x_zero),
+            ..job
+        }
+        .gemm(&mut y),
+    }
+    let t = terms
+        .out
+        .tensor(shape_out, y, quantized.then(|| yp.scale(0)))?;
+    Ok(Some(vec![Value::tensor(t)]))
+}
+
+/// One call's operands as the kernels read them. `im2col`, `gemm` and `depthwise`
+/// each add their methods in their own file.
+struct Job<'a> {
+    s: &'a Shape,
+    w: &'a ConvWeights,
+    /// The input in the unsigned range, and its zero point there.
+    x: &'a [u8],
+    x_zero: u8,
+    /// Per output channel: the bias, and the bias with the zero-point terms im2col's
+    /// uncentred products need.
+    bias: &'a [i32],
+    offsets: &'a [i32],
+    multipliers: &'a [f32],
+    out: Output,
+    isa: Isa,
+    /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
+    padded: Option<Padded>,
+    /// Depthwise only: `Shape::depthwise_plane`.
+    plane: [usize; 3],
+}

@@ -1,0 +1,86 @@
+//! What the quantized GEMM drivers (`qconv`, `qmatmul`) share: 8-bit operands moved
+//! into the signed and unsigned ranges `qgemm` multiplies, the output their workers
+//! write in parallel, and requantization compiled for the instruction set.
+
+use std::borrow::Cow;
+
+use super::qgemm::NR;
+use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
+use crate::kernels::isa::Isa;
+use crate::kernels::tensor::Data;
+
+/// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
+/// range, and the shift that moves its zero points along with them. Borrowed when no
+/// shift is needed.
+pub fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
+    match (data, signed) {
+        (Data::U8(v), false) => Some((Cow::Borrowed(v), 0)),
+        // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern
+        // is valid for both.
+        (Data::I8(v), true) => Some((
+            Cow::Borrowed(unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) }),
+            0,
+        )),
+        (Data::U8(v), true) => Some((v.iter().map(|&b| b ^ 0x80).collect(), -128)),
+        (Data::I8(v), false) => Some((v.iter().map(|&b| b as u8 ^ 0x80).collect(), 128)),
+        _ => None,
+    }
+}
+
+/// A write-only view of the output shared by the workers. Each output element belongs
+/// to exactly one (tile, row) or (channel, row) a worker handles, so no two workers
+/// write the same byte.
+pub struct SharedOut {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: workers write disjoint elements (see the type's comment) and nothing reads
+// the buffer until every worker has finished.
+unsafe impl Sync for SharedOut {}
+
+impl SharedOut {
+    pub fn new(y: &mut [u8]) -> SharedOut {
+        SharedOut {
+            ptr: y.as_mut_ptr(),
+            len: y.len(),
+        }
+    }
+
+    /// The `n` bytes at `at` as a slice.
+    ///
+    /// # Safety
+    /// No other worker touches these bytes while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slice(&self, at: usize, n: usize) -> &mut [u8] {
+        assert!(at + n <= self.len, "output slice out of bounds");
+        // SAFETY: in bounds by the assert; exclusive by the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
+    }
+}
+
+/// Requantizes one tile row with the instruction set's features enabled, so the
+/// epilogue's loops vectorize.
+pub fn requantize(isa: Isa, acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the instruction set was detected on this CPU.
+        Isa::Avx512Vnni if isa.available() => unsafe { requantize_avx512(acc, r, c, y, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Isa::Avx2 if isa.available() => unsafe { requantize_avx2(acc, r, c, y, out) },
+        _ => requant::row(acc, r, c, y, out),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn requantize_avx512(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
+    requant::row(acc, r, c, y, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn requantize_avx2(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
+    requant::row(acc, r, c, y, out)
+}

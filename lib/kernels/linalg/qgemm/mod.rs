@@ -1,0 +1,210 @@
+//! 8-bit integer matrix products with exact int32 accumulation: the inner loop of the
+//! quantized convolution and matmul. One operand is unsigned bytes, the other signed
+//! (the shape of AVX-512 VNNI's `vpdpbusd`); the drivers shift u8×u8 and i8×i8 operands
+//! into that form by moving values and zero points together, which leaves
+//! `Σ (a - a_zero)(b - b_zero)` unchanged.
+//!
+//! Layout. The left operand L is row-major with rows of `kq` quads (4·kq bytes, zero
+//! padded past K). The right operand R comes in panels of `NR` columns: for each quad
+//! q, `NR` groups of 4 bytes, group j holding R[4q..4q+4][j]. A tile is `MR` rows of L
+//! against one panel. Sums wrap modulo 2^32, as an int32 accumulator does, on every
+//! path, so all paths give the same integers.
+
+mod avx2;
+mod avx512;
+mod portable;
+pub mod requant;
+
+use crate::kernels::isa::Isa;
+
+/// Rows of L in a tile.
+pub const MR: usize = 8;
+/// Columns of R in a panel and a tile.
+pub const NR: usize = 32;
+
+pub type Tile = [[i32; NR]; MR];
+
+/// Which operand holds the signed bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signs {
+    /// L signed, R unsigned: convolution (weights × activations).
+    SignedLhs,
+    /// L unsigned, R signed: matmul (activations × weights).
+    UnsignedLhs,
+}
+
+/// `out[r][j] = Σ_k L[r][k]·R[k][j]` for the `MR` rows of `lhs` (row r at
+/// `r·lhs_stride`) against one panel of `rhs`, over `kq` quads. Every element of `out`
+/// is overwritten.
+///
+/// Panics if the slices are too short for that: the drivers size them, and the
+/// check keeps the SIMD paths' raw reads in bounds.
+pub fn tile(
+    isa: Isa,
+    signs: Signs,
+    lhs: &[u8],
+    lhs_stride: usize,
+    rhs: &[u8],
+    kq: usize,
+    out: &mut Tile,
+) {
+    assert!(lhs_stride >= kq * 4, "lhs rows shorter than kq quads");
+    assert!(lhs.len() >= (MR - 1) * lhs_stride + kq * 4, "lhs too short");
+    assert!(rhs.len() >= kq * NR * 4, "rhs panel too short");
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the feature check guards the instructions; the asserts above keep
+        // every read inside `lhs` and `rhs`.
+        Isa::Avx512Vnni if isa.available() => unsafe {
+            avx512::tile(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Isa::Avx2 if isa.available() => unsafe {
+            avx2::tile(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out)
+        },
+        _ => portable::tile(signs, lhs, lhs_stride, rhs, kq, out),
+    }
+}
+
+/// Quads needed for `k` values.
+pub fn quads(k: usize) -> usize {
+    k.div_ceil(4)
+}
+
+/// Rounds `m` rows up to whole tiles.
+pub fn padded_rows(m: usize) -> usize {
+    m.div_ceil(MR) * MR
+}
+
+/// Packs `cols` columns of a k×cols matrix (`at(k, j)`) into panels, zero padded to
+/// whole quads and whole panels.
+pub fn pack_panels(k: usize, cols: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8> {
+    let kq = quads(k);
+    let panels = cols.div_ceil(NR);
+    let mut out = vec![0u8; panels * kq * NR * 4];
+    for (p, panel) in out.chunks_exact_mut(kq * NR * 4).enumerate() {
+        for q in 0..kq {
+            for j in 0..NR {
+                let col = p * NR + j;
+                if col >= cols {
+                    continue;
+                }
+                for t in 0..4 {
+                    let kk = q * 4 + t;
+                    if kk < k {
+                        panel[(q * NR + j) * 4 + t] = at(kk, col);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Packs `m` rows of an m×k matrix (`at(r, k)`) as L: rows of whole quads, zero rows
+/// up to whole tiles.
+pub fn pack_rows(m: usize, k: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8> {
+    let stride = quads(k) * 4;
+    let mut out = vec![0u8; padded_rows(m) * stride];
+    for r in 0..m {
+        for kk in 0..k {
+            out[r * stride + kk] = at(r, kk);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::testing::test_bytes as bytes;
+
+    fn naive(signs: Signs, lhs: &[u8], stride: usize, rhs: &[u8], kq: usize) -> Tile {
+        let mut out = [[0i32; NR]; MR];
+        for (r, row) in out.iter_mut().enumerate() {
+            for (j, o) in row.iter_mut().enumerate() {
+                for q in 0..kq {
+                    for t in 0..4 {
+                        let l = lhs[r * stride + q * 4 + t];
+                        let x = rhs[(q * NR + j) * 4 + t];
+                        let (l, x) = match signs {
+                            Signs::SignedLhs => (l as i8 as i32, x as i32),
+                            Signs::UnsignedLhs => (l as i32, x as i8 as i32),
+                        };
+                        *o = o.wrapping_add(l * x);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_path_computes_the_exact_sums() {
+        for isa in Isa::all_available() {
+            for signs in [Signs::SignedLhs, Signs::UnsignedLhs] {
+                for (seed, kq) in [(1, 1), (2, 3), (3, 37), (4, 200)] {
+                    let stride = kq * 4 + 8;
+                    let lhs = bytes(seed, MR * stride);
+                    let rhs = bytes(seed + 100, kq * NR * 4);
+                    let want = naive(signs, &lhs, stride, &rhs, kq);
+                    let mut got = [[7; NR]; MR];
+                    tile(isa, signs, &lhs, stride, &rhs, kq, &mut got);
+                    assert_eq!(got, want, "{isa:?} {signs:?} kq={kq}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_operands_do_not_saturate() {
+        // 255·(-128) four times a quad: 16-bit pair sums would saturate here.
+        for isa in Isa::all_available() {
+            let kq = 64;
+            let (signed, unsigned) = (0x80u8, 0xffu8);
+            let mut t = [[0; NR]; MR];
+            tile(
+                isa,
+                Signs::SignedLhs,
+                &vec![signed; MR * kq * 4],
+                kq * 4,
+                &vec![unsigned; kq * NR * 4],
+                kq,
+                &mut t,
+            );
+            assert!(
+                t.iter().flatten().all(|&v| v == -128 * 255 * 256),
+                "{isa:?}"
+            );
+            tile(
+                isa,
+                Signs::UnsignedLhs,
+                &vec![unsigned; MR * kq * 4],
+                kq * 4,
+                &vec![signed; kq * NR * 4],
+                kq,
+                &mut t,
+            );
+            assert!(
+                t.iter().flatten().all(|&v| v == -128 * 255 * 256),
+                "{isa:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn packing_pads_quads_rows_and_panels_with_zeros() {
+        let panels = pack_panels(5, 3, |k, j| (10 * k + j + 1) as u8);
+        assert_eq!(panels.len(), 2 * NR * 4);
+        assert_eq!(&panels[..8], &[1, 11, 21, 31, 2, 12, 22, 32]);
+        assert_eq!(&panels[NR * 4..NR * 4 + 4], &[41, 0, 0, 0]);
+        assert!(panels[3 * 4..NR * 4].iter().all(|&b| b == 0));
+        let rows = pack_rows(2, 5, |r, k| (10 * r + k + 1) as u8);
+        assert_eq!(rows.len(), MR * 8);
+        assert_eq!(
+            &rows[..16],
+            &[1, 2, 3, 4, 5, 0, 0, 0, 11, 12, 13, 14, 15, 0, 0, 0]
+        );
+    }
+}

@@ -1,0 +1,247 @@
+//! Requantization of int32 accumulators into 8-bit outputs, run on each tile as it
+//! leaves the integer loop. An accumulator first takes its corrections: the row's and
+//! column's offsets (bias and zero-point terms known ahead) and the products of a zero
+//! point with a sum of the other operand (`Σ (a - za)(b - zb)` expanded). Then it is
+//! scaled by one float32 multiplier, rounded half to even, offset by the output zero
+//! point and saturated — the same float operations, in the same order, as the
+//! reference requantization, so results are identical.
+
+use anyhow::Result;
+
+use super::NR;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+
+/// Terms that are the same along a row of the output.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowTerms {
+    pub offset: i32,
+    /// Multiplies each column's sum (`ColTerms::sum`), subtracted.
+    pub zero: i32,
+    /// Multiplied by each column's zero point (`ColTerms::zero`), subtracted.
+    pub sum: i32,
+    /// Used when the columns have no multipliers of their own.
+    pub multiplier: f32,
+}
+
+/// Terms that vary along a row: one value per column of the tile (columns past the
+/// row's end are computed and dropped).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ColTerms<'a> {
+    pub offset: Option<&'a [i32; NR]>,
+    pub sum: Option<&'a [i32; NR]>,
+    pub zero: Option<&'a [i32; NR]>,
+    pub multiplier: Option<&'a [f32; NR]>,
+}
+
+/// The output's zero point and type.
+#[derive(Clone, Copy, Debug)]
+pub struct Output {
+    pub zero_point: i32,
+    pub signed: bool,
+}
+
+impl Output {
+    /// `None` for a zero point outside the type's range, which `row`'s rounding does
+    /// not cover (the reference kernel handles it).
+    pub fn new(zero_point: i64, signed: bool) -> Option<Output> {
+        let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
+        (lo..=hi).contains(&zero_point).then_some(Output {
+            zero_point: zero_point as i32,
+            signed,
+        })
+    }
+
+    /// The tensor of the bytes `row` wrote, of this output's type; quantized per
+    /// tensor with `scale` and the zero point when given a scale.
+    pub fn tensor(self, shape: Vec<usize>, bytes: Vec<u8>, scale: Option<f32>) -> Result<Tensor> {
+        let data = if self.signed {
+            Data::I8(bytes.into_iter().map(|b| b as i8).collect())
+        } else {
+            Data::U8(bytes)
+        };
+        let mut t = Tensor::new(shape, data)?;
+        t.quant = scale.map(|scale| Quant::PerTensor {
+            scale: scale as f64,
+            zero_point: self.zero_point as i64,
+        });
+        Ok(t)
+    }
+
+    fn range(self) -> (i32, i32) {
+        if self.signed { (-128, 127) } else { (0, 255) }
+    }
+}
+
+/// Writes `out.len()` (at most `NR`) outputs, the bytes of u8 or i8 values, from the
+/// accumulators `acc`. Multipliers must be finite (the callers check): then no NaN
+/// arises, and min/max clamp exactly as `f32::clamp` would. Inlined into each
+/// instruction set's caller, where the fixed-length loops vectorize.
+#[inline(always)]
+pub fn row(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
+    // Specialised on which correction terms are present: the products are the
+    // costliest lanes, and most rows have none.
+    let sums = r.zero != 0 && c.sum.is_some();
+    match (sums, c.offset.is_some() || c.zero.is_some()) {
+        (false, false) => row_with::<false, false>(acc, r, c, y, out),
+        (true, false) => row_with::<true, false>(acc, r, c, y, out),
+        (false, true) => row_with::<false, true>(acc, r, c, y, out),
+        (true, true) => row_with::<true, true>(acc, r, c, y, out),
+    }
+}
+
+#[inline(always)]
+fn row_with<const SUMS: bool, const COLUMNS: bool>(
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+    y: Output,
+    out: &mut [u8],
+) {
+    // Absent terms read zeros.
+    const ZEROS: [i32; NR] = [0; NR];
+    let offset = c.offset.unwrap_or(&ZEROS);
+    let sum = c.sum.unwrap_or(&ZEROS);
+    let zero = c.zero.unwrap_or(&ZEROS);
+    let splat = [r.multiplier; NR];
+    let m = c.multiplier.unwrap_or(&splat);
+    let (lo, hi) = y.range();
+    let zp = y.zero_point;
+    // Clamping before rounding to integer bounds equals clamping after it. Within
+    // ±2^22, adding 1.5·2^23 rounds to an integer, half to even as `round_ties_even`,
+    // and leaves it in the low mantissa bits.
+    let (flo, fhi) = ((lo - zp) as f32, (hi - zp) as f32);
+    const MAGIC: f32 = 12_582_912.0;
+    let mut q = [0u8; NR];
+    for j in 0..NR {
+        let mut v = acc[j].wrapping_add(r.offset);
+        if SUMS {
+            v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+        }
+        if COLUMNS {
+            v = v
+                .wrapping_add(offset[j])
+                .wrapping_sub(zero[j].wrapping_mul(r.sum));
+        }
+        let f = (v as f32 * m[j]).max(flo).min(fhi);
+        let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
+        q[j] = (rounded + zp).clamp(lo, hi) as u8;
+    }
+    // A whole row stores as one fixed-size copy; a libc call per short row costs more
+    // than the arithmetic.
+    match out.first_chunk_mut::<NR>() {
+        Some(whole) => *whole = q,
+        None => small_copy(out, &q),
+    }
+}
+
+/// `dst.copy_from_slice(src)` for short rows (a tile's last columns, im2col's runs),
+/// as fixed-size moves overlapping at the end rather than a libc call each.
+#[inline(always)]
+pub fn small_copy(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    if n >= 16 {
+        let (whole, _) = dst.as_chunks_mut::<16>();
+        for (d, s) in whole.iter_mut().zip(src.as_chunks::<16>().0) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<16>(), src.last_chunk::<16>()) {
+            *d = *s;
+        }
+    } else if n >= 8 {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<8>(), src.first_chunk::<8>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<8>(), src.last_chunk::<8>()) {
+            *d = *s;
+        }
+    } else {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
+        }
+    }
+}
+
+/// Whether every multiplier is finite, which `row` needs.
+pub fn finite(multipliers: &[f32]) -> bool {
+    multipliers.iter().all(|m| m.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference requantization (`kernels::qlinear`): round, add, then clamp.
+    fn reference(acc: i32, m: f32, zp: i32, lo: i64, hi: i64) -> i64 {
+        ((acc as f32 * m).round_ties_even() as i64)
+            .saturating_add(zp as i64)
+            .clamp(lo, hi)
+    }
+
+    #[test]
+    fn matches_round_then_clamp_on_ties_extremes_and_nan() {
+        let mut accs = [0i32; NR];
+        let some = [
+            0,
+            1,
+            -1,
+            3,
+            5,
+            -5,
+            255,
+            256,
+            -300,
+            i32::MAX,
+            i32::MIN,
+            1 << 24,
+        ];
+        accs[..some.len()].copy_from_slice(&some);
+        for m in [0.5f32, 1.0, 0.25, 1e-7, 3e9, f32::MAX] {
+            for (signed, lo, hi) in [(false, 0, 255), (true, -128, 127)] {
+                for zp in [0, 3, 100, -7] {
+                    let mut out = vec![0u8; accs.len()];
+                    let y = Output {
+                        zero_point: zp,
+                        signed,
+                    };
+                    let r = RowTerms {
+                        multiplier: m,
+                        ..Default::default()
+                    };
+                    row(&accs, r, ColTerms::default(), y, &mut out);
+                    for (&a, &o) in accs.iter().zip(&out) {
+                        let got = if signed { o as i8 as i64 } else { o as i64 };
+                        assert_eq!(got, reference(a, m, zp, lo, hi), "acc {a} m {m} zp {zp}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corrections_expand_the_zero_point_product() {
+        // Σ (a - 2)(b - 3) over a = [5, 1], b = [4, 7]: 3·1 + (-1)·4 = -1, from the raw
+        // Σ ab = 27 with a-sum 6, b-sum 11 and K = 2: 27 - 2·11 - 3·6 + 2·2·3 = -1.
+        let mut out = [0u8; 1];
+        let r = RowTerms {
+            offset: 2 * 2 * 3,
+            zero: 2,
+            sum: 6,
+            multiplier: 1.0,
+        };
+        let c = ColTerms::default();
+        let y = Output {
+            zero_point: 10,
+            signed: false,
+        };
+        let (mut acc, mut sum, mut zero) = ([0; NR], [0; NR], [0; NR]);
+        (acc[0], sum[0], zero[0]) = (27, 11, 3);
+        let c = ColTerms {
+            sum: Some(&sum),
+            zero: Some(&zero),
+            ..c
+        };
+        row(&acc, r, c, y, &mut out);
+        assert_eq!(out, [9]);
+    }
+}

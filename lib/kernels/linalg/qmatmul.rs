@@ -1,0 +1,194 @@
+//! The fast quantized matrix product behind `qlinear_matmul`: `a` (activations, per
+//! tensor) times a 2-D `b` (weights, per tensor or per column), b packed into panels
+//! once (at plan time when it is a constant), a's rows packed per call, the integer
+//! tile of `qgemm`, and requantization fused into the tile loop. Work is split over
+//! blocks of rows and panels of columns. Operands this path does not take return
+//! `None`, and the caller runs the reference kernel.
+
+use anyhow::Result;
+use rayon::prelude::*;
+
+use super::qdriver::{self, SharedOut, shifted};
+use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
+use super::qgemm::{self, MR, NR, Signs};
+use super::qparams::Params;
+use crate::kernels::isa::Isa;
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, ResultType};
+
+/// Rows of `a` one work item covers.
+const ROW_BLOCK: usize = 8 * MR;
+
+/// The constant right operand, packed once.
+pub struct MatmulWeights {
+    k: usize,
+    n: usize,
+    panels: Vec<u8>,
+    /// Per column, in the signed range: Σ_k b', and b's zero point b_zero' (padded
+    /// with zeros to whole panels, as tiles read it).
+    sums: Vec<i32>,
+    zeros: Vec<i32>,
+    scales: Vec<f32>,
+}
+
+impl MatmulWeights {
+    /// From `qlinear_matmul`'s b, b_scale, b_zero_point; `None` unless b is 2-D 8-bit
+    /// with one parameter or one per column.
+    pub fn new(b: &Tensor, scale: &Value, zero_point: &Value) -> Option<Self> {
+        let [k, n] = b.shape[..] else {
+            return None;
+        };
+        let p = Params::read(scale, zero_point).ok()?;
+        if p.len() != 1 && p.len() != n {
+            return None;
+        }
+        let (bytes, shift) = shifted(&b.data, true)?;
+        let panels = qgemm::pack_panels(k, n, |kk, j| bytes[kk * n + j]);
+        let mut sums = vec![0i32; n];
+        for row in bytes.chunks_exact(n.max(1)).take(k) {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s += v as i8 as i32;
+            }
+        }
+        Some(MatmulWeights {
+            k,
+            n,
+            panels,
+            sums,
+            zeros: (0..n.div_ceil(NR) * NR)
+                .map(|j| {
+                    if j < n {
+                        (p.zero_point(j) + shift) as i32
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            scales: (0..n).map(|j| p.scale(j)).collect(),
+        })
+    }
+}
+
+/// Runs the product, or returns `None` for the reference kernel to run.
+pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
+    run_on(Isa::best(), c, w)
+}
+
+pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
+    let a = c.arg(0)?.as_tensor()?;
+    let (Ok(ap), Ok(yp)) = (
+        Params::read(c.arg(1)?, c.arg(2)?),
+        Params::read(c.arg(6)?, c.arg(7)?),
+    ) else {
+        return Ok(None);
+    };
+    let ResultType::Tensor(ty) = c.result(0)? else {
+        return Ok(None);
+    };
+    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
+        return Ok(None);
+    };
+    if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
+        return Ok(None);
+    }
+    let Some((bytes, shift)) = shifted(&a.data, false) else {
+        return Ok(None);
+    };
+    let a_zero = (ap.zero_point(0) + shift) as i32;
+    let (k, n) = (w.k, w.n);
+    let m = bytes.len() / k;
+    let mut shape: Vec<usize> = a.shape[..a.rank() - 1].to_vec();
+    shape.push(n);
+    let total = crate::kernels::tensor::bounded_count(&shape)?;
+    let kq = qgemm::quads(k);
+    let stride = kq * 4;
+    let rows = qgemm::pack_rows(m, k, |r, kk| bytes[r * k + kk]);
+    let need_sums = w.zeros.iter().any(|&z| z != 0);
+    let row_sums: Vec<i32> = if need_sums {
+        bytes
+            .chunks_exact(k.max(1))
+            .take(m)
+            .map(|r| r.iter().map(|&v| v as i32).sum())
+            .collect()
+    } else {
+        vec![0; m]
+    };
+    // Σ (a' - az)(b' - bz) = Σ a'b' - az·Σb' - bz·Σa' + K·az·bz: per column, all but
+    // Σ a'b' and the per-row Σa'.
+    let ki = k as i32;
+    let panels = n.div_ceil(NR);
+    // Per-column terms padded to whole panels, so every tile reads NR of each.
+    let padded = |v: Vec<i32>| {
+        let mut v = v;
+        v.resize(panels * NR, 0);
+        v
+    };
+    let offsets: Vec<i32> = padded(
+        (0..n)
+            .map(|j| {
+                ki.wrapping_mul(a_zero)
+                    .wrapping_mul(w.zeros[j])
+                    .wrapping_sub(a_zero.wrapping_mul(w.sums[j]))
+            })
+            .collect(),
+    );
+    let mut multipliers: Vec<f32> = w
+        .scales
+        .iter()
+        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
+        .collect();
+    if !requant::finite(&multipliers) {
+        return Ok(None);
+    }
+    multipliers.resize(panels * NR, 0.0);
+    let y_zero = yp.zero_point(0);
+    let Some(out) = Output::new(y_zero, signed) else {
+        return Ok(None);
+    };
+    let mut y = vec![0u8; total];
+    let shared = SharedOut::new(&mut y);
+    let row_blocks = m.div_ceil(ROW_BLOCK);
+    (0..row_blocks * panels).into_par_iter().for_each_init(
+        || [[0; NR]; MR],
+        |tile, item| {
+            let (rb, p) = (item / panels, item % panels);
+            let first = p * NR;
+            let cols = NR.min(n - first);
+            let panel = &w.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
+            let col = ColTerms {
+                offset: offsets[first..].first_chunk::<NR>(),
+                zero: w.zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
+                multiplier: multipliers[first..].first_chunk::<NR>(),
+                sum: None,
+            };
+            let end = m.min((rb + 1) * ROW_BLOCK);
+            for block in (rb * ROW_BLOCK..end).step_by(MR) {
+                qgemm::tile(
+                    isa,
+                    Signs::UnsignedLhs,
+                    &rows[block * stride..],
+                    stride,
+                    panel,
+                    kq,
+                    tile,
+                );
+                for (r, acc) in tile.iter().enumerate() {
+                    let row = block + r;
+                    if row >= end {
+                        break;
+                    }
+                    let terms = RowTerms {
+                        sum: row_sums[row],
+                        ..Default::default()
+                    };
+                    // SAFETY: row `row`, columns first..first+cols belong to this item alone.
+                    let dest = unsafe { shared.slice(row * n + first, cols) };
+                    qdriver::requantize(isa, acc, terms, col, out, dest);
+                }
+            }
+        },
+    );
+    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
+    Ok(Some(vec![Value::tensor(t)]))
+}

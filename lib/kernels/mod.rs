@@ -1,0 +1,109 @@
+//! The kernel library: one function per torch op the lowering emits. A kernel gets
+//! its operands in IR order and the types the IR declares for its results, and returns
+//! one value per result. Kernels check what they rely on and return errors, never
+//! panic: the plan may feed them any shape the lowering accepted.
+//!
+//! The library knows nothing of MLIR or of the compiler around it (a test holds it to
+//! that, see `testing::layering`), so that kernels can be read, tested and benchmarked
+//! on plain tensors, and the backend (`crate::runtime`) sits on top of it.
+//!
+//! - `tensor`: the values kernels compute on (tensors, dtypes, declared types) and
+//!   element access helpers;
+//! - `ops`: kernels by op family (arithmetic, shapes, pooling, ...);
+//! - `quantized`: quantization, and the kernels that reproduce ONNX Runtime's integer
+//!   arithmetic;
+//! - `linalg`: convolutions and matrix products, float and quantized, with their
+//!   GEMMs;
+//! - `isa`: the one place that picks the instruction set of every fast path.
+
+use anyhow::Result;
+
+use tensor::tensor_type::TensorType;
+use tensor::value::Value;
+
+/// The declared type of one result, as the plan read it from the IR.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultType {
+    Tensor(TensorType),
+    Int,
+    Float,
+    Bool,
+    Str,
+    None,
+    List(String),
+}
+
+impl ResultType {
+    /// The declared tensor type, for kernels whose output dtype comes from the IR.
+    pub fn tensor(&self) -> Result<&TensorType> {
+        match self {
+            ResultType::Tensor(t) => Ok(t),
+            other => anyhow::bail!("result is declared {other:?}, not a tensor"),
+        }
+    }
+}
+
+pub struct Call<'a> {
+    pub args: &'a [Value],
+    pub results: &'a [ResultType],
+}
+
+impl Call<'_> {
+    pub fn arg(&self, i: usize) -> Result<&Value> {
+        self.args
+            .get(i)
+            .ok_or_else(|| anyhow::anyhow!("missing operand {i}"))
+    }
+
+    pub fn result(&self, i: usize) -> Result<&ResultType> {
+        self.results
+            .get(i)
+            .ok_or_else(|| anyhow::anyhow!("missing result type {i}"))
+    }
+}
+
+pub type Kernel = fn(&Call) -> Result<Vec<Value>>;
+
+/// A kernel specialised at plan time to operands that are constants (packed weights).
+pub type Prepared = std::sync::Arc<dyn Fn(&Call) -> Result<Vec<Value>> + Send + Sync>;
+
+/// Builds a `Prepared` kernel from the operands known at plan time (`None` for those
+/// that are not constants), or declines.
+pub type Prepare = fn(&[Option<&Value>]) -> Option<Prepared>;
+
+mod args;
+pub mod isa;
+pub mod linalg;
+pub mod ops;
+pub mod quantized;
+pub mod tensor;
+#[cfg(test)]
+mod testing;
+
+/// Each op family's lookup, asked in turn.
+const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
+    ops::scalar::lookup,
+    ops::arith::lookup,
+    ops::cast::lookup,
+    ops::clamp::lookup,
+    ops::compare::lookup,
+    ops::concat::lookup,
+    linalg::conv::lookup,
+    ops::fill::lookup,
+    linalg::matmul::lookup,
+    ops::norm::lookup,
+    ops::pad::lookup,
+    ops::pool::lookup,
+    quantized::quant::lookup,
+    ops::reduce::lookup,
+    ops::resize::lookup,
+    ops::select::lookup,
+    ops::shape::lookup,
+    ops::unary::lookup,
+];
+
+/// The kernel for op `name` (e.g. `torch.aten.convolution`), if the backend has one.
+pub fn lookup(name: &str) -> Option<Kernel> {
+    let op = name.strip_prefix("torch.")?;
+    FAMILIES.iter().find_map(|family| family(op))
+}

@@ -1,0 +1,21 @@
+//! Kernels by op family: each file registers its torch op names in a `lookup` and
+//! computes them on any dtype the lowering emits. `promote` and `zip` are the
+//! elementwise machinery they share (torch's type promotion, broadcasting loops).
+
+pub mod arith;
+pub mod cast;
+pub mod clamp;
+pub mod compare;
+pub mod concat;
+pub mod fill;
+pub mod norm;
+pub mod pad;
+pub mod pool;
+mod promote;
+pub mod reduce;
+pub mod resize;
+pub mod scalar;
+pub mod select;
+pub mod shape;
+pub mod unary;
+mod zip;

@@ -1,0 +1,215 @@
+//! Normalizations: inference `batch_norm`, and `softmax` / `log_softmax` along a
+//! dimension. Both are computed in the steps ONNX Runtime takes, rounding to the
+//! element type after each: batch norm folds each channel into one scale and one
+//! offset; softmax subtracts the maximum, sums the exponentials in order, and scales
+//! by the reciprocal of the sum (log-softmax subtracts its logarithm).
+
+use anyhow::{Result, bail};
+
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::{Prec, cast, from_f64};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
+
+pub fn lookup(op: &str) -> Option<Kernel> {
+    Some(match op {
+        "aten.batch_norm" | "aten._native_batch_norm_legit_no_training" => batch_norm,
+        "aten.softmax.int" | "aten._softmax" => |c| softmax(c, false),
+        "aten.log_softmax.int" | "aten._log_softmax" => |c| softmax(c, true),
+        _ => return None,
+    })
+}
+
+/// A float tensor's values and precision; other inputs are refused.
+fn float_input(t: &Tensor, what: &str) -> Result<(Vec<f64>, DType)> {
+    let dtype = t.data.dtype();
+    if t.quant.is_some() || !dtype.is_float() {
+        bail!("{what} must be a float tensor, but is {}", t.dtype());
+    }
+    Ok((t.data.to_f64(), dtype))
+}
+
+/// `batch_norm(input, weight?, bias?, running_mean?, running_var?, training,
+/// momentum, eps, cudnn_enabled)` with `training = false`: per channel (dimension 1),
+/// `y = x·s + (b - mean·s)` with `s = weight / sqrt(var + eps)`.
+fn batch_norm(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let (values, dtype) = float_input(x, "the input")?;
+    if x.rank() < 2 {
+        bail!("batch_norm of shape {:?}: needs (N, C, ...)", x.shape);
+    }
+    // The short form (`_native_batch_norm_legit_no_training`) has no training flag.
+    let (training, eps) = if c.args.len() >= 9 {
+        (args::boolean(c, 5)?, args::float(c, 7)?)
+    } else {
+        (false, args::float(c, 6)?)
+    };
+    if training {
+        bail!("batch_norm in training mode is not supported: only inference is");
+    }
+    let channels = x.shape[1];
+    let per_channel = |i: usize, default: Option<f64>, what: &str| -> Result<Vec<f64>> {
+        match (args::opt_tensor(c, i)?, default) {
+            (Some(t), _) => {
+                if t.shape != [channels] {
+                    bail!("{what} has shape {:?}, expected [{channels}]", t.shape);
+                }
+                Ok(float_input(t, what)?.0)
+            }
+            (None, Some(d)) => Ok(vec![d; channels]),
+            (None, None) => bail!("{what} is required in inference"),
+        }
+    };
+    let weight = per_channel(1, Some(1.0), "weight")?;
+    let bias = per_channel(2, Some(0.0), "bias")?;
+    let mean = per_channel(3, None, "running_mean")?;
+    let var = per_channel(4, None, "running_var")?;
+    let p = Prec(dtype);
+    let eps = p.round(eps);
+    let mut scale = Vec::with_capacity(channels);
+    let mut offset = Vec::with_capacity(channels);
+    for ch in 0..channels {
+        let inv_std = p.round(1.0 / p.round(p.round(var[ch] + eps).sqrt()));
+        let s = p.round(inv_std * weight[ch]);
+        scale.push(s);
+        offset.push(p.round(bias[ch] - p.round(mean[ch] * s)));
+    }
+    let inner: usize = x.shape[2..].iter().product();
+    let y: Vec<f64> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let ch = (i / inner.max(1)) % channels.max(1);
+            p.round(p.round(v * scale[ch]) + offset[ch])
+        })
+        .collect();
+    args::ret(c, Tensor::new(x.shape.clone(), from_f64(dtype, &y))?)
+}
+
+/// `softmax.int(self, dim, dtype?)` and `_softmax(self, dim, half_to_float)`, and the
+/// log forms: along `dim`, with the input first converted to `dtype` when given.
+fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let dim = args::dim(args::int(c, 1)?, x.rank())?;
+    let converted;
+    let x = match args::opt(c, 2) {
+        Some(Value::Int(_)) => {
+            let dtype = args::dtype_code(c, 2)?;
+            converted = Tensor::new(x.shape.clone(), cast(&x.data, dtype))?;
+            &converted
+        }
+        _ => x,
+    };
+    let (values, dtype) = float_input(x, "the input")?;
+    let p = Prec(dtype);
+    let size = x.shape.get(dim).copied().unwrap_or(1);
+    let inner: usize = x.shape.get(dim + 1..).unwrap_or(&[]).iter().product();
+    let outer: usize = x.shape[..dim.min(x.rank())].iter().product();
+    let mut y = vec![0.0; values.len()];
+    let mut e = vec![0.0; size];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |k: usize| (o * size + k) * inner + i;
+            let max = (0..size)
+                .map(|k| values[at(k)])
+                .fold(
+                    f64::NEG_INFINITY,
+                    |m, v| if v > m || v.is_nan() { v } else { m },
+                );
+            let mut sum = 0.0;
+            for (k, e) in e.iter_mut().enumerate() {
+                *e = p.round(p.round(values[at(k)] - max).exp());
+                sum = p.round(sum + *e);
+            }
+            if log {
+                let log_sum = p.round(sum.ln());
+                for k in 0..size {
+                    y[at(k)] = p.round(p.round(values[at(k)] - max) - log_sum);
+                }
+            } else {
+                let inv = p.round(1.0 / sum);
+                for (k, e) in e.iter().enumerate() {
+                    y[at(k)] = p.round(e * inv);
+                }
+            }
+        }
+    }
+    args::ret(c, Tensor::new(x.shape.clone(), from_f64(dtype, &y))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
+
+    #[test]
+    fn batch_norm_normalizes_each_channel() {
+        // Channel 0: mean 1, var 4 - eps → scale 1/2; channel 1: weight 2, bias 1.
+        let eps = 1e-5f32;
+        let x = f32s(&[1, 2, 2], &[1.0, 3.0, 0.0, 1.0]);
+        let args = [
+            x,
+            f32s(&[2], &[1.0, 2.0]),
+            f32s(&[2], &[0.0, 1.0]),
+            f32s(&[2], &[1.0, 0.0]),
+            f32s(&[2], &[4.0 - eps, 1.0 - eps]),
+            Value::Bool(false),
+            Value::Float(0.1),
+            Value::Float(eps as f64),
+            Value::Bool(false),
+        ];
+        let t = run1("aten.batch_norm", &args, unknown()).unwrap();
+        let y = f32_values(&t);
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        assert!(close(y[0], 0.0) && close(y[1], 1.0), "{y:?}");
+        assert!(close(y[2], 1.0) && close(y[3], 3.0), "{y:?}");
+        let mut training = args.clone();
+        training[5] = Value::Bool(true);
+        assert!(run("aten.batch_norm", &training, &[unknown()]).is_err());
+        let mut no_stats = args;
+        no_stats[3] = Value::None;
+        assert!(run("aten.batch_norm", &no_stats, &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn softmax_along_a_dimension() {
+        let x = f32s(&[2, 2], &[0.0, 0.0, 1.0, 3.0]);
+        let t = run1(
+            "aten.softmax.int",
+            &[x.clone(), Value::Int(0), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        let y = f32_values(&t);
+        let close = |a: f32, b: f64| (a as f64 - b).abs() < 1e-6;
+        assert!(close(y[0], 1.0 / (1.0 + 1f64.exp())), "{y:?}");
+        assert!(close(y[1], 1.0 / (1.0 + 3f64.exp())), "{y:?}");
+        assert!(close(y[0] + y[2], 1.0));
+        let t = run1(
+            "aten.softmax.int",
+            &[x.clone(), Value::Int(-1), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(f32_values(&t)[..2], [0.5, 0.5]);
+        let t = run1(
+            "aten.log_softmax.int",
+            &[x, Value::Int(1), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        let y = f32_values(&t);
+        assert!(close(y[0], -(2f64.ln())), "{y:?}");
+        assert!(close(y[3], -(1.0 + (-2f64).exp()).ln()), "{y:?}");
+        // Large inputs do not overflow.
+        let big = f32s(&[2], &[1000.0, 1000.0]);
+        let t = run1(
+            "aten._softmax",
+            &[big, Value::Int(0), Value::Bool(false)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(f32_values(&t), vec![0.5, 0.5]);
+    }
+}

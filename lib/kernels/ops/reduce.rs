@@ -1,0 +1,299 @@
+//! Reductions: full `min` / `max` to a 0-d tensor, `amin` / `amax`, `sum` and `mean`
+//! over dimensions, `max.dim` / `min.dim` with indices, and `argmax` / `argmin`. Sums
+//! add in index order, rounding to the element type after every addition; NaN wins
+//! every minimum and maximum, as in torch.
+
+use anyhow::{Result, bail};
+
+use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{signed, strides, view_map};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, Kernel, args};
+
+pub fn lookup(op: &str) -> Option<Kernel> {
+    Some(match op {
+        "aten.max" => |c| extreme_all(c, true),
+        "aten.min" => |c| extreme_all(c, false),
+        "aten.amax" => |c| extreme_dims(c, true),
+        "aten.amin" => |c| extreme_dims(c, false),
+        "aten.sum" => |c| total(c, None, 1, false),
+        "aten.sum.dim_IntList" => |c| total(c, Some(1), 3, false),
+        "aten.mean" => |c| total(c, None, 1, true),
+        "aten.mean.dim" => |c| total(c, Some(1), 3, true),
+        "aten.max.dim" => |c| extreme_with_index(c, true, true),
+        "aten.min.dim" => |c| extreme_with_index(c, false, true),
+        "aten.argmax" => |c| extreme_with_index(c, true, false),
+        "aten.argmin" => |c| extreme_with_index(c, false, false),
+        _ => return None,
+    })
+}
+
+/// Which dimensions of a tensor are reduced, and where each output element's inputs
+/// are: `bases[o] + inner[j]` over all j.
+struct Reduction {
+    shape: Vec<usize>,
+    bases: Vec<usize>,
+    inner: Vec<usize>,
+}
+
+/// Reduces `dims` (all when empty) of `shape`, keeping them as size 1 if `keepdim`.
+fn reduction(shape: &[usize], dims: &[i64], keepdim: bool) -> Result<Reduction> {
+    let rank = shape.len();
+    let mut reduced = vec![dims.is_empty(); rank];
+    for &d in dims {
+        let d = args::dim(d, rank)?;
+        if rank > 0 && std::mem::replace(&mut reduced[d], true) {
+            bail!("dimension {d} is reduced twice");
+        }
+    }
+    let st = signed(&strides(shape))?;
+    let (mut kept_shape, mut kept_strides, mut red_shape, mut red_strides) =
+        (vec![], vec![], vec![], vec![]);
+    let mut out = Vec::with_capacity(rank);
+    for d in 0..rank {
+        if reduced[d] {
+            red_shape.push(shape[d]);
+            red_strides.push(st[d]);
+            if keepdim {
+                out.push(1);
+            }
+        } else {
+            kept_shape.push(shape[d]);
+            kept_strides.push(st[d]);
+            out.push(shape[d]);
+        }
+    }
+    Ok(Reduction {
+        shape: out,
+        bases: view_map(&kept_shape, &kept_strides, 0)?,
+        inner: view_map(&red_shape, &red_strides, 0)?,
+    })
+}
+
+/// The maximum (or minimum) of `v`, NaN if any is NaN, with the first index of it.
+fn extreme(v: impl Iterator<Item = f64>, max: bool) -> Option<(f64, usize)> {
+    let mut best: Option<(f64, usize)> = None;
+    for (i, x) in v.enumerate() {
+        let better = match best {
+            None => true,
+            Some((b, _)) if b.is_nan() => false,
+            Some((b, _)) => x.is_nan() || if max { x > b } else { x < b },
+        };
+        if better {
+            best = Some((x, i));
+        }
+    }
+    best
+}
+
+/// Integer data keeps its exact values (i64 holds all but huge u64).
+fn values(t: &Tensor) -> Result<Vec<f64>> {
+    if t.quant.is_some() {
+        bail!("reducing a quantized tensor is not supported; reduce its values");
+    }
+    Ok(t.data.to_f64())
+}
+
+/// `max(self)` / `min(self)`: the one extreme element, as a 0-d tensor.
+fn extreme_all(c: &Call, max: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let Some((m, _)) = extreme(values(x)?.into_iter(), max) else {
+        bail!("max or min of an empty tensor");
+    };
+    args::ret(c, Tensor::new(vec![], from_f64(x.data.dtype(), &[m]))?)
+}
+
+/// `amax(self, dim, keepdim)` / `amin`.
+fn extreme_dims(c: &Call, max: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let r = reduction(&x.shape, args::ints(c, 1)?, args::boolean(c, 2)?)?;
+    if r.inner.is_empty() && !r.bases.is_empty() {
+        bail!("amax or amin over an empty dimension");
+    }
+    let v = values(x)?;
+    let out: Vec<f64> = r
+        .bases
+        .iter()
+        .map(|&b| extreme(r.inner.iter().map(|&j| v[b + j]), max).map_or(0.0, |(m, _)| m))
+        .collect();
+    args::ret(c, Tensor::new(r.shape, from_f64(x.data.dtype(), &out))?)
+}
+
+/// `max.dim(self, dim, keepdim)` (values and indices) or `argmax(self, dim?, keepdim)`.
+fn extreme_with_index(c: &Call, max: bool, with_values: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let (dims, flat) = match args::opt_int(c, 1)? {
+        Some(d) => (vec![d], false),
+        None if !with_values => (vec![], true),
+        None => bail!("max.dim needs a dimension"),
+    };
+    let keepdim = args::boolean(c, 2)?;
+    // argmax without a dimension indexes the flattened tensor.
+    let r = reduction(&x.shape, &dims, keepdim && !flat)?;
+    let v = values(x)?;
+    let mut best = Vec::with_capacity(r.bases.len());
+    let mut index = Vec::with_capacity(r.bases.len());
+    for &b in &r.bases {
+        let Some((m, i)) = extreme(r.inner.iter().map(|&j| v[b + j]), max) else {
+            bail!("max or min over an empty dimension");
+        };
+        best.push(m);
+        index.push(i as i64);
+    }
+    let indices = Value::tensor(Tensor::new(r.shape.clone(), Data::I64(index))?);
+    if !with_values {
+        return Ok(vec![indices]);
+    }
+    let values = Tensor::new(r.shape, from_f64(x.data.dtype(), &best))?;
+    if let Some(ty) = args::declared(c, 0) {
+        args::check_declared(ty, &values)?;
+    }
+    Ok(vec![Value::tensor(values), indices])
+}
+
+/// `sum` / `mean`, over `dim` (operand `dims_at`; all dimensions when absent or empty)
+/// with `keepdim` after it and an optional `dtype` at `dtype_at`.
+fn total(c: &Call, dims_at: Option<usize>, dtype_at: usize, mean: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let (dims, keepdim) = match dims_at {
+        Some(i) => (
+            args::opt_ints(c, i)?.unwrap_or(&[]),
+            args::boolean(c, i + 1)?,
+        ),
+        None => (&[][..], false),
+    };
+    let dtype = match args::opt(c, dtype_at) {
+        Some(_) => args::dtype_code(c, dtype_at)?,
+        None => match args::declared_dtype(c) {
+            Some(d) => d,
+            // torch sums integers and booleans as i64.
+            None if !is_float(x.data.dtype()) => DType::I64,
+            None => x.data.dtype(),
+        },
+    };
+    if mean && !is_float(dtype) {
+        bail!("mean of {} values: only floats are averaged", dtype);
+    }
+    let r = reduction(&x.shape, dims, keepdim)?;
+    let data = if is_float(dtype) {
+        let p = Prec(dtype);
+        let v: Vec<f64> = values(x)?.into_iter().map(|x| p.round(x)).collect();
+        let n = p.round(r.inner.len() as f64);
+        let out: Vec<f64> = r
+            .bases
+            .iter()
+            .map(|&b| {
+                let sum = r.inner.iter().fold(0.0, |acc, &j| p.round(acc + v[b + j]));
+                if mean { p.round(sum / n) } else { sum }
+            })
+            .collect();
+        from_f64(dtype, &out)
+    } else {
+        if x.quant.is_some() {
+            bail!("reducing a quantized tensor is not supported; reduce its values");
+        }
+        let v = x.data.to_i64();
+        let out: Vec<i64> = r
+            .bases
+            .iter()
+            .map(|&b| {
+                r.inner
+                    .iter()
+                    .fold(0i64, |acc, &j| acc.wrapping_add(v[b + j]))
+            })
+            .collect();
+        from_i64(dtype, &out)
+    };
+    args::ret(c, Tensor::new(r.shape, data)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernels::tensor::Data;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
+
+    #[test]
+    fn full_min_and_max_give_0d_tensors() {
+        let x = f32s(&[2, 2], &[3.0, -1.0, 7.0, 0.0]);
+        let t = run1("aten.max", std::slice::from_ref(&x), of(DType::F32)).unwrap();
+        assert_eq!((t.shape.clone(), f32_values(&t)), (vec![], vec![7.0]));
+        let t = run1("aten.min", &[x], of(DType::F32)).unwrap();
+        assert_eq!(f32_values(&t), vec![-1.0]);
+        let t = run1("aten.max", &[f32s(&[2], &[f32::NAN, 1.0])], unknown()).unwrap();
+        assert!(f32_values(&t)[0].is_nan());
+        assert!(run("aten.max", &[f32s(&[0], &[])], &[unknown()]).is_err());
+        let t = run1("aten.min", &[tensor(&[2], Data::U8(vec![9, 4]))], unknown()).unwrap();
+        assert_eq!(t.data, Data::U8(vec![4]));
+    }
+
+    #[test]
+    fn sums_and_means_over_dimensions() {
+        let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let args = [x.clone(), ints(&[1]), Value::Bool(true), Value::None];
+        let t = run1("aten.mean.dim", &args, unknown()).unwrap();
+        assert_eq!(
+            (t.shape.clone(), f32_values(&t)),
+            (vec![2, 1], vec![2.0, 5.0])
+        );
+        let args = [x.clone(), ints(&[0]), Value::Bool(false), Value::None];
+        let t = run1("aten.sum.dim_IntList", &args, unknown()).unwrap();
+        assert_eq!(
+            (t.shape.clone(), f32_values(&t)),
+            (vec![3], vec![5.0, 7.0, 9.0])
+        );
+        let args = [x.clone(), Value::None, Value::Bool(false), Value::None];
+        let t = run1("aten.mean.dim", &args, unknown()).unwrap();
+        assert_eq!((t.shape.clone(), f32_values(&t)), (vec![], vec![3.5]));
+        let t = run1(
+            "aten.sum",
+            &[i32s(&[3], &[1, 2, 3]), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.data, Data::I64(vec![6]));
+        let args = [x.clone(), ints(&[2]), Value::Bool(false), Value::None];
+        assert!(run("aten.sum.dim_IntList", &args, &[unknown()]).is_err());
+        let args = [x, ints(&[-1]), Value::Bool(false)];
+        let t = run1("aten.amax", &args, unknown()).unwrap();
+        assert_eq!(f32_values(&t), vec![3.0, 6.0]);
+    }
+
+    #[test]
+    fn arg_extremes_give_first_indices() {
+        let x = f32s(&[2, 3], &[1.0, 5.0, 5.0, 0.0, -1.0, 0.0]);
+        let t = run1(
+            "aten.argmax",
+            &[x.clone(), Value::Int(1), Value::Bool(false)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.data, Data::I64(vec![1, 0]));
+        let t = run1(
+            "aten.argmin",
+            &[x.clone(), Value::None, Value::Bool(false)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(
+            (t.shape.clone(), t.data.clone()),
+            (vec![], Data::I64(vec![4]))
+        );
+        let out = run(
+            "aten.max.dim",
+            &[x, Value::Int(0), Value::Bool(true)],
+            &[unknown(), unknown()],
+        )
+        .unwrap();
+        assert_eq!(out.len(), 2);
+        let v = out[0].as_tensor().unwrap();
+        assert_eq!(
+            (v.shape.clone(), f32_values(v)),
+            (vec![1, 3], vec![1.0, 5.0, 5.0])
+        );
+        assert_eq!(out[1].as_tensor().unwrap().data, Data::I64(vec![0, 0, 0]));
+    }
+}

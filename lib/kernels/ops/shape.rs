@@ -1,0 +1,413 @@
+//! Ops that rearrange dimensions without changing elements: reshape and its special
+//! cases (flatten, unflatten, squeeze, unsqueeze), permute and transpose, plus the
+//! shape as a tensor, `size.int`, and `tensor_static_info_cast`. Quantized tensors
+//! keep their parameters; a per-channel axis follows its dimension, and an op that
+//! splits or merges that dimension is refused.
+
+use anyhow::{Context as _, Result, bail};
+
+use crate::kernels::tensor::data::{gather, transpose_matrices};
+use crate::kernels::tensor::layout::{signed, strides, view_map};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor, checked_count};
+use crate::kernels::{Call, Kernel, args};
+
+pub fn lookup(op: &str) -> Option<Kernel> {
+    Some(match op {
+        "aten.reshape" | "aten.view" | "aten._unsafe_view" => reshape,
+        "aten.flatten.using_ints" => flatten,
+        "aten.unflatten.int" => unflatten,
+        "aten.squeeze" => squeeze_all,
+        "aten.squeeze.dim" => squeeze_dim,
+        "aten.unsqueeze" => unsqueeze,
+        "aten.permute" => permute,
+        "aten.transpose.int" => transpose,
+        "aten._shape_as_tensor" => shape_as_tensor,
+        "aten.size.int" => size_int,
+        "tensor_static_info_cast" | "aten.contiguous" | "aten.clone" | "aten.detach" => same,
+        _ => return None,
+    })
+}
+
+/// `x`'s quantization after an op that maps its dimension `axis` to `new_axis(axis)`,
+/// or that removes it when `None`.
+pub fn keep_quant(
+    x: &Tensor,
+    new_axis: impl FnOnce(usize) -> Option<usize>,
+) -> Result<Option<Quant>> {
+    Ok(match &x.quant {
+        Some(Quant::PerChannel {
+            scales,
+            zero_points,
+            axis,
+        }) => {
+            let Some(a) = new_axis(*axis) else {
+                bail!("the op does not keep dimension {axis}, the per-channel quantization axis");
+            };
+            Some(Quant::PerChannel {
+                scales: scales.clone(),
+                zero_points: zero_points.clone(),
+                axis: a,
+            })
+        }
+        other => other.clone(),
+    })
+}
+
+/// Where dimension `axis` of `from` is in `to`, when both shapes hold the same
+/// elements: a dimension of the same size with as many elements before it.
+fn reshaped_axis(from: &[usize], to: &[usize], axis: usize) -> Option<usize> {
+    let outer: usize = from.get(..axis)?.iter().product();
+    let size = *from.get(axis)?;
+    let mut before = 1usize;
+    for (j, &d) in to.iter().enumerate() {
+        if before == outer && d == size {
+            return Some(j);
+        }
+        before = before.checked_mul(d)?;
+    }
+    None
+}
+
+/// `x` with shape `shape` (same element count), quantization carried along.
+fn reshaped(x: &Tensor, shape: Vec<usize>) -> Result<Tensor> {
+    let quant = keep_quant(x, |a| reshaped_axis(&x.shape, &shape, a))?;
+    let mut t = Tensor::new(shape, x.data.clone())?;
+    t.quant = quant;
+    Ok(t)
+}
+
+/// torch's view sizes: at most one -1, inferred from the element count.
+fn resolve_sizes(sizes: &[i64], count: usize) -> Result<Vec<usize>> {
+    let mut infer = None;
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &s) in sizes.iter().enumerate() {
+        if s == -1 {
+            if infer.replace(i).is_some() {
+                bail!("sizes {sizes:?} have more than one -1");
+            }
+            out.push(1);
+        } else {
+            out.push(args::size(s, "a size")?);
+        }
+    }
+    let known = checked_count(&out)?;
+    if let Some(i) = infer {
+        if known == 0 || !count.is_multiple_of(known) {
+            bail!("{count} elements cannot be viewed as {sizes:?}");
+        }
+        out[i] = count / known;
+    } else if known != count {
+        bail!("{count} elements cannot be viewed as {sizes:?}");
+    }
+    Ok(out)
+}
+
+fn reshape(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let shape = resolve_sizes(args::ints(c, 1)?, x.len())?;
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// Dimensions `start..=end` merged into one.
+fn flatten(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let rank = x.rank();
+    let start = args::dim(args::int(c, 1)?, rank)?;
+    let end = args::dim(args::int(c, 2)?, rank)?;
+    if start > end {
+        bail!("flatten from dimension {start} to {end}: start is after end");
+    }
+    if rank == 0 {
+        return args::ret(c, reshaped(x, vec![1])?);
+    }
+    let mut shape = x.shape[..start].to_vec();
+    shape.push(checked_count(&x.shape[start..=end])?);
+    shape.extend_from_slice(&x.shape[end + 1..]);
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// Dimension `dim` split into `sizes` (one of which may be -1).
+fn unflatten(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let d = args::dim(args::int(c, 1)?, x.rank())?;
+    let size = x.shape.get(d).copied().unwrap_or(1);
+    let parts = resolve_sizes(args::ints(c, 2)?, size)?;
+    let mut shape = x.shape[..d.min(x.rank())].to_vec();
+    shape.extend(parts);
+    shape.extend_from_slice(x.shape.get(d + 1..).unwrap_or(&[]));
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// Every dimension of size 1 removed.
+fn squeeze_all(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let shape = x.shape.iter().copied().filter(|&d| d != 1).collect();
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// Dimension `dim` removed if its size is 1; otherwise the tensor is unchanged.
+fn squeeze_dim(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let d = args::dim(args::int(c, 1)?, x.rank())?;
+    let mut shape = x.shape.clone();
+    if shape.get(d) == Some(&1) {
+        shape.remove(d);
+    }
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// A dimension of size 1 inserted at `dim`, which counts in the result's rank.
+fn unsqueeze(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let d = args::dim(args::int(c, 1)?, x.rank() + 1)?;
+    let mut shape = x.shape.clone();
+    shape.insert(d, 1);
+    args::ret(c, reshaped(x, shape)?)
+}
+
+/// Result dimension `i` is input dimension `perm[i]`.
+fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    let rank = x.rank();
+    let mut seen = vec![false; rank];
+    for &p in perm {
+        if p >= rank || std::mem::replace(&mut seen[p], true) {
+            bail!("{perm:?} is not a permutation of {rank} dimensions");
+        }
+    }
+    if perm.len() != rank {
+        bail!("{perm:?} is not a permutation of {rank} dimensions");
+    }
+    let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
+    // Swapping the last two dimensions (the transposes of matmul and linear weights)
+    // takes the tiled copy; every other permutation, the general gather.
+    let swaps_last_two = rank >= 2
+        && perm[..rank - 2].iter().enumerate().all(|(i, &p)| p == i)
+        && perm[rank - 2..] == [rank - 1, rank - 2];
+    let tiled = if swaps_last_two {
+        let batch = checked_count(&x.shape[..rank - 2])?;
+        transpose_matrices(&x.data, batch, x.shape[rank - 2], x.shape[rank - 1])
+    } else {
+        None
+    };
+    let data = match tiled {
+        Some(data) => data,
+        None => {
+            let in_strides = signed(&strides(&x.shape))?;
+            let view: Vec<isize> = perm.iter().map(|&p| in_strides[p]).collect();
+            gather(&x.data, &view_map(&shape, &view, 0)?)
+        }
+    };
+    let quant = keep_quant(x, |a| perm.iter().position(|&p| p == a))?;
+    let mut t = Tensor::new(shape, data)?;
+    t.quant = quant;
+    Ok(t)
+}
+
+fn permute(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let perm = args::ints(c, 1)?
+        .iter()
+        .map(|&p| args::dim(p, x.rank()))
+        .collect::<Result<Vec<_>>>()
+        .context("permute")?;
+    args::ret(c, permuted(x, &perm)?)
+}
+
+fn transpose(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let rank = x.rank();
+    let a = args::dim(args::int(c, 1)?, rank)?;
+    let b = args::dim(args::int(c, 2)?, rank)?;
+    if rank == 0 {
+        return args::ret(c, reshaped(x, vec![])?);
+    }
+    let mut perm: Vec<usize> = (0..rank).collect();
+    perm.swap(a, b);
+    args::ret(c, permuted(x, &perm)?)
+}
+
+/// The shape as a 1-D i64 tensor.
+fn shape_as_tensor(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let dims = x
+        .shape
+        .iter()
+        .map(|&d| i64::try_from(d).context("a dimension beyond i64"))
+        .collect::<Result<Vec<_>>>()?;
+    args::ret(c, Tensor::new(vec![dims.len()], Data::I64(dims))?)
+}
+
+/// `size.int(self, dim)`: one dimension, as a `!torch.int`.
+fn size_int(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let d = args::dim(args::int(c, 1)?, x.rank())?;
+    let size = x.shape.get(d).copied().unwrap_or(1);
+    Ok(vec![Value::Int(
+        i64::try_from(size).context("a dimension beyond i64")?,
+    )])
+}
+
+/// Ops that only retype (or copy) a value: the tensor itself, checked against the
+/// declared type.
+fn same(c: &Call) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    if let Some(ty) = args::declared(c, 0) {
+        args::check_declared(ty, x)?;
+    }
+    Ok(vec![c.arg(0)?.clone()])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernels::ResultType;
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::tensor_type::TensorType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::tensor::{Data, Quant, Tensor};
+    use crate::kernels::testing::*;
+
+    fn iota(shape: &[usize]) -> Value {
+        let n: usize = shape.iter().product();
+        f32s(shape, &(0..n).map(|i| i as f32).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn reshape_infers_one_size() {
+        let t = run1("aten.reshape", &[iota(&[2, 3]), ints(&[-1, 2])], unknown()).unwrap();
+        assert_eq!(t.shape, vec![3, 2]);
+        assert!(
+            run(
+                "aten.reshape",
+                &[iota(&[2, 3]), ints(&[4, -1])],
+                &[unknown()]
+            )
+            .is_err()
+        );
+        assert!(
+            run(
+                "aten.reshape",
+                &[iota(&[2, 3]), ints(&[-1, -1])],
+                &[unknown()]
+            )
+            .is_err()
+        );
+        assert!(run("aten.reshape", &[iota(&[0]), ints(&[0, -1])], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn declared_shapes_are_checked() {
+        let declared = ResultType::Tensor(TensorType::known(DType::F32, &[2, 3]));
+        let e = run("aten.reshape", &[iota(&[2, 3]), ints(&[3, 2])], &[declared]).unwrap_err();
+        assert!(e.to_string().contains("declares"), "{e}");
+    }
+
+    #[test]
+    fn flatten_unflatten_squeeze_unsqueeze() {
+        let args = [iota(&[2, 3, 4, 5]), Value::Int(1), Value::Int(-2)];
+        let t = run1("aten.flatten.using_ints", &args, unknown()).unwrap();
+        assert_eq!(t.shape, vec![2, 12, 5]);
+        let args = [Value::Tensor(t), Value::Int(1), ints(&[3, -1])];
+        let t = run1("aten.unflatten.int", &args, unknown()).unwrap();
+        assert_eq!(t.shape, vec![2, 3, 4, 5]);
+        let t = run1(
+            "aten.unsqueeze",
+            &[iota(&[2, 3]), Value::Int(-1)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![2, 3, 1]);
+        let t = run1(
+            "aten.squeeze.dim",
+            &[Value::Tensor(t), Value::Int(2)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![2, 3]);
+        let t = run1(
+            "aten.squeeze.dim",
+            &[Value::Tensor(t), Value::Int(0)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![2, 3]);
+        let t = run1("aten.squeeze", &[iota(&[1, 2, 1])], unknown()).unwrap();
+        assert_eq!(t.shape, vec![2]);
+        assert!(run("aten.unsqueeze", &[iota(&[2]), Value::Int(3)], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn permute_moves_elements() {
+        let t = run1("aten.permute", &[iota(&[2, 3]), ints(&[1, 0])], unknown()).unwrap();
+        assert_eq!(t.shape, vec![3, 2]);
+        assert_eq!(f32_values(&t), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+        let args = [iota(&[2, 3, 2]), Value::Int(0), Value::Int(2)];
+        let t = run1("aten.transpose.int", &args, unknown()).unwrap();
+        assert_eq!(t.shape, vec![2, 3, 2]);
+        assert_eq!(f32_values(&t)[..4], [0.0, 6.0, 2.0, 8.0]);
+        assert!(
+            run(
+                "aten.permute",
+                &[iota(&[2, 3]), ints(&[0, 0])],
+                &[unknown()]
+            )
+            .is_err()
+        );
+        assert!(run("aten.permute", &[iota(&[2, 3]), ints(&[0])], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn per_channel_axes_follow_their_dimension() {
+        let mut q = Tensor::new(vec![1, 3, 2], Data::I8(vec![0; 6])).unwrap();
+        q.quant = Some(Quant::PerChannel {
+            scales: vec![1.0; 3],
+            zero_points: vec![0; 3],
+            axis: 1,
+        });
+        let q = Value::tensor(q);
+        let t = run1("aten.permute", &[q.clone(), ints(&[2, 0, 1])], unknown()).unwrap();
+        assert!(matches!(t.quant, Some(Quant::PerChannel { axis: 2, .. })));
+        let t = run1("aten.squeeze.dim", &[q.clone(), Value::Int(0)], unknown()).unwrap();
+        assert!(matches!(t.quant, Some(Quant::PerChannel { axis: 0, .. })));
+        assert_eq!(t.dtype(), DType::QInt8);
+        // Merging the channel dimension with another loses the axis.
+        assert!(run("aten.reshape", &[q, ints(&[6])], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn shapes_as_values() {
+        let t = run1("aten._shape_as_tensor", &[iota(&[2, 3])], unknown()).unwrap();
+        assert_eq!(t.data, Data::I64(vec![2, 3]));
+        let out = run(
+            "aten.size.int",
+            &[iota(&[2, 3]), Value::Int(-1)],
+            &[ResultType::Int],
+        )
+        .unwrap();
+        assert_eq!(out, vec![Value::Int(3)]);
+        let declared = ResultType::Tensor(TensorType::known(DType::F32, &[2, 3]));
+        let out = run("tensor_static_info_cast", &[iota(&[2, 3])], &[declared]).unwrap();
+        assert_eq!(out, vec![iota(&[2, 3])]);
+    }
+
+    /// The tiled transpose of the last two dimensions gives the general gather's
+    /// elements, across tile edges and with a batch in front.
+    #[test]
+    fn tiled_transpose_matches_the_gather() {
+        use crate::kernels::tensor::data::gather;
+        use crate::kernels::tensor::layout::{signed, strides, view_map};
+        let shape = [3usize, 37, 70];
+        let n: usize = shape.iter().product();
+        let x = Data::I32((0..n as i32).collect());
+        let t = run1(
+            "aten.transpose.int",
+            &[tensor(&shape, x.clone()), Value::Int(-1), Value::Int(1)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![3, 70, 37]);
+        let s = signed(&strides(&shape)).unwrap();
+        let want = gather(&x, &view_map(&[3, 70, 37], &[s[0], s[2], s[1]], 0).unwrap());
+        assert_eq!(t.data, want);
+    }
+}

@@ -1,0 +1,305 @@
+//! Element-wise evaluation over broadcast operands: tensors and torch scalars, read
+//! into the f64 or i64 domain (see `data.rs`), combined element by element.
+
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use super::promote::{Operand, result_type};
+use crate::kernels::Call;
+use crate::kernels::args;
+use crate::kernels::tensor::data::{Prec, from_f64, from_i64};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+
+/// The most operands one element-wise op takes (`where`, `clamp.Tensor`).
+const MAX_ARITY: usize = 3;
+
+/// One operand of an element-wise op.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'a> {
+    Tensor(&'a Tensor),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+/// Operand `i` of `c`: a tensor (never a quantized one: those are dequantized before
+/// arithmetic) or a scalar.
+pub fn arg<'c>(c: &'c Call, i: usize) -> Result<Arg<'c>> {
+    Ok(match c.arg(i)? {
+        Value::Tensor(_) => {
+            let t = args::tensor(c, i)?;
+            if t.quant.is_some() {
+                bail!(
+                    "operand {i} is a quantized {} tensor; this op takes plain values",
+                    t.dtype()
+                );
+            }
+            Arg::Tensor(t)
+        }
+        Value::Int(v) => Arg::Int(*v),
+        Value::Float(v) => Arg::Float(*v),
+        Value::Bool(v) => Arg::Bool(*v),
+        other => bail!(
+            "operand {i}: expected a tensor or a scalar, got {}",
+            other.kind()
+        ),
+    })
+}
+
+/// Operand `i`, or `None` for `!torch.none` or a missing trailing operand.
+pub fn opt_arg<'c>(c: &'c Call, i: usize) -> Result<Option<Arg<'c>>> {
+    match args::opt(c, i) {
+        None => Ok(None),
+        Some(_) => arg(c, i).map(Some),
+    }
+}
+
+impl Arg<'_> {
+    pub fn operand(&self) -> Operand {
+        match self {
+            Arg::Tensor(t) => Operand::Tensor(t.dtype(), t.rank()),
+            Arg::Int(_) => Operand::Int,
+            Arg::Float(_) => Operand::Float,
+            Arg::Bool(_) => Operand::Bool,
+        }
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Arg::Tensor(t) => &t.shape,
+            _ => &[],
+        }
+    }
+
+    /// The values as the given float precision holds them: a scalar or an integer
+    /// becomes that dtype first, as torch converts operands to the computation type.
+    pub fn floats(&self, prec: Prec) -> Vec<f64> {
+        let raw = match self {
+            Arg::Tensor(t) => t.data.to_f64(),
+            Arg::Int(v) => vec![*v as f64],
+            Arg::Float(v) => vec![*v],
+            Arg::Bool(v) => vec![f64::from(u8::from(*v))],
+        };
+        raw.into_iter().map(|x| prec.round(x)).collect()
+    }
+
+    /// The values as integers; float values truncate toward zero.
+    pub fn ints(&self) -> Vec<i64> {
+        match self {
+            Arg::Tensor(t) => t.data.to_i64(),
+            Arg::Int(v) => vec![*v],
+            Arg::Float(v) => vec![*v as i64],
+            Arg::Bool(v) => vec![i64::from(*v)],
+        }
+    }
+}
+
+/// `f` applied to the broadcast elements of `inputs` (each a shape and its values):
+/// the broadcast shape and one result per element, in row-major order.
+pub fn zip<T: Copy + Default, R>(
+    inputs: &[(&[usize], Vec<T>)],
+    mut f: impl FnMut(&[T]) -> Result<R>,
+) -> Result<(Vec<usize>, Vec<R>)> {
+    if inputs.len() > MAX_ARITY {
+        bail!(
+            "internal error: {} operands to an element-wise op",
+            inputs.len()
+        );
+    }
+    let mut shape = Vec::new();
+    for (s, _) in inputs {
+        shape = broadcast_shapes(&shape, s)?;
+    }
+    let n = result_count(&shape)?;
+    let maps = inputs
+        .iter()
+        .map(|(s, _)| broadcast_map(s, &shape))
+        .collect::<Result<Vec<_>>>()?;
+    let mut buf = [T::default(); MAX_ARITY];
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        for (k, ((_, values), map)) in inputs.iter().zip(&maps).enumerate() {
+            buf[k] = values[map.as_ref().map_or(i, |m| m[i])];
+        }
+        out.push(f(&buf[..inputs.len()])?);
+    }
+    Ok((shape, out))
+}
+
+/// `f` over `args` in the f64 domain at precision `prec`, each result rounded to it.
+pub fn zip_float(
+    args: &[Arg],
+    prec: Prec,
+    f: impl Fn(&[f64]) -> f64,
+) -> Result<(Vec<usize>, Vec<f64>)> {
+    let inputs: Vec<(&[usize], Vec<f64>)> =
+        args.iter().map(|a| (a.shape(), a.floats(prec))).collect();
+    zip(&inputs, |x| Ok(prec.round(f(x))))
+}
+
+/// An operand of the f32 fast path: an f32 tensor's values, or a scalar rounded to f32 as
+/// `Arg::floats` rounds it.
+#[derive(Clone, Copy)]
+enum F32<'a> {
+    Values(&'a [f32]),
+    Scalar(f32),
+}
+
+impl<'a> F32<'a> {
+    fn of(a: &Arg<'a>) -> Option<F32<'a>> {
+        Some(match a {
+            Arg::Tensor(t) => match &t.data {
+                Data::F32(v) => F32::Values(v),
+                _ => return None,
+            },
+            Arg::Float(v) => F32::Scalar(*v as f32),
+            Arg::Int(v) => F32::Scalar(*v as f64 as f32),
+            Arg::Bool(v) => F32::Scalar(f32::from(u8::from(*v))),
+        })
+    }
+}
+
+/// Elements per rayon task in the fast paths: below this, splitting costs more than it
+/// saves.
+const CHUNK: usize = 1 << 15;
+
+/// `f` applied to each element of `x` into `out`, split over the pool when large.
+fn map_into<T: Copy + Sync, R: Send>(x: &[T], out: &mut [R], f: impl Fn(T) -> R + Sync) {
+    let body = |(x, y): (&[T], &mut [R])| {
+        for (x, y) in x.iter().zip(y.iter_mut()) {
+            *y = f(*x);
+        }
+    };
+    if x.len() > CHUNK {
+        x.par_chunks(CHUNK)
+            .zip(out.par_chunks_mut(CHUNK))
+            .for_each(body);
+    } else {
+        body((x, out));
+    }
+}
+
+/// A scalar operand as the f32 computation holds it (`None` for a tensor).
+pub fn scalar_f32(a: &Arg) -> Option<f32> {
+    match F32::of(a)? {
+        F32::Scalar(v) => Some(v),
+        F32::Values(_) => None,
+    }
+}
+
+/// The shape shared by the tensor operands, if they all have one and there is one.
+fn same_shape<'a>(args: &[&Arg<'a>]) -> Option<&'a [usize]> {
+    let mut shape: Option<&'a [usize]> = None;
+    for a in args {
+        if let Arg::Tensor(t) = a {
+            match shape {
+                Some(s) if s != t.shape.as_slice() => return None,
+                _ => shape = Some(&t.shape),
+            }
+        }
+    }
+    shape
+}
+
+/// `f` over an f32 tensor `x`, in f32: the fast path of element-wise kernels whose
+/// result is f32 and whose `f` gives in f32 the numbers the f64 domain gives (one
+/// correctly rounded step, or none). `None` when `x` is not an f32 tensor.
+pub fn fast_f32_unary(x: &Arg, f: impl Fn(f32) -> f32 + Sync) -> Option<(Vec<usize>, Vec<f32>)> {
+    let shape = same_shape(&[x])?;
+    let F32::Values(v) = F32::of(x)? else {
+        return None;
+    };
+    let mut out = vec![0.0f32; v.len()];
+    map_into(v, &mut out, f);
+    Some((shape.to_vec(), out))
+}
+
+/// `fast_f32_unary` for two operands: f32 tensors of one shape, or one of them a scalar
+/// (no other broadcast). `None` otherwise.
+pub fn fast_f32_binary(
+    a: &Arg,
+    b: &Arg,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> Option<(Vec<usize>, Vec<f32>)> {
+    let shape = same_shape(&[a, b])?;
+    let n: usize = shape.iter().product();
+    let mut out = vec![0.0f32; n];
+    match (F32::of(a)?, F32::of(b)?) {
+        (F32::Values(a), F32::Values(b)) => {
+            let body = |((a, b), y): ((&[f32], &[f32]), &mut [f32])| {
+                for ((a, b), y) in a.iter().zip(b).zip(y.iter_mut()) {
+                    *y = f(*a, *b);
+                }
+            };
+            if n > CHUNK {
+                a.par_chunks(CHUNK)
+                    .zip(b.par_chunks(CHUNK))
+                    .zip(out.par_chunks_mut(CHUNK))
+                    .for_each(body);
+            } else {
+                body(((a, b), &mut out));
+            }
+        }
+        (F32::Values(a), F32::Scalar(b)) => map_into(a, &mut out, |a| f(a, b)),
+        (F32::Scalar(a), F32::Values(b)) => map_into(b, &mut out, |b| f(a, b)),
+        (F32::Scalar(_), F32::Scalar(_)) => return None,
+    }
+    Some((shape.to_vec(), out))
+}
+
+/// `f` over `args` in the i64 domain.
+pub fn zip_int(args: &[Arg], f: impl Fn(&[i64]) -> Result<i64>) -> Result<(Vec<usize>, Vec<i64>)> {
+    let inputs: Vec<(&[usize], Vec<i64>)> = args.iter().map(|a| (a.shape(), a.ints())).collect();
+    zip(&inputs, f)
+}
+
+/// The result's element type: as declared, else as torch promotes `operands`.
+pub fn out_dtype(c: &Call, operands: &[Arg]) -> Result<DType> {
+    let ops: Vec<Operand> = operands.iter().map(Arg::operand).collect();
+    let dtype = args::declared_dtype(c)
+        .or_else(|| result_type(&ops))
+        .ok_or_else(|| anyhow::anyhow!("the result type cannot be determined"))?;
+    if dtype.is_quantized() {
+        bail!("the IR declares a quantized {dtype} result for plain values");
+    }
+    Ok(dtype)
+}
+
+/// The one result, of `dtype`, from values in the f64 domain.
+pub fn float_result(c: &Call, shape: Vec<usize>, v: &[f64], dtype: DType) -> Result<Vec<Value>> {
+    args::ret(c, Tensor::new(shape, from_f64(dtype, v))?)
+}
+
+/// The one result, of `dtype`, from values in the i64 domain.
+pub fn int_result(c: &Call, shape: Vec<usize>, v: &[i64], dtype: DType) -> Result<Vec<Value>> {
+    args::ret(c, Tensor::new(shape, from_i64(dtype, v))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::tensor::Data;
+
+    #[test]
+    fn operands_broadcast_against_each_other_and_scalars() {
+        let a = Tensor::new(vec![2, 1], Data::F32(vec![1.0, 2.0])).unwrap();
+        let b = Tensor::new(vec![3], Data::F32(vec![10.0, 20.0, 30.0])).unwrap();
+        let (shape, v) = zip_float(
+            &[Arg::Tensor(&a), Arg::Tensor(&b), Arg::Int(100)],
+            Prec(DType::F32),
+            |x| x[0] + x[1] + x[2],
+        )
+        .unwrap();
+        assert_eq!(shape, vec![2, 3]);
+        assert_eq!(v, vec![111.0, 121.0, 131.0, 112.0, 122.0, 132.0]);
+    }
+
+    #[test]
+    fn scalars_take_the_computation_precision() {
+        let (_, v) = zip_float(&[Arg::Float(0.1)], Prec(DType::F32), |x| x[0]).unwrap();
+        assert_eq!(v, vec![0.1f32 as f64]);
+    }
+}

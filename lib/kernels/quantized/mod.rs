@@ -1,0 +1,10 @@
+//! Quantized kernels: quantize and dequantize, and the steps that reproduce ONNX
+//! Runtime's integer arithmetic for QLinear ops (convolution and matmul through
+//! `linalg`, elementwise, pooling, softmax), exactly, rounding included.
+
+pub mod qlinear;
+pub mod qlinear_binary;
+pub mod qlinear_pool;
+pub mod qlinear_softmax;
+pub mod quant;
+pub mod quantized_operands;

@@ -1,0 +1,193 @@
+//! Quantized softmax as ONNX Runtime's QLinearSoftmax computes it (and QDQ
+//! `DequantizeLinear → Softmax → QuantizeLinear`, which it rewrites into one). It never
+//! dequantizes: a 256-entry float32 table holds `exp((i - 255 + shift)·x_scale)`, where
+//! the shift keeps a row's sum of up to `size` entries far below the float32 maximum;
+//! element `x` of a row whose maximum is `m` reads entry `255 - (m - x)`. The entries
+//! are summed in float32 along the row, and each output is
+//! `round_half_even(entry·floor(1 / y_scale) / sum) + y_zero_point`. Two details
+//! differ from a float softmax quantized with `y_scale`: the multiplier is the whole
+//! number `floor(1 / y_scale)` (254 for a y_scale of 1/255 rounded to float32), and a
+//! product that overflows float32 converts to a wrapped integer, not a saturated one.
+
+use anyhow::{Result, bail};
+
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, ResultType};
+
+/// The exponentials for rows of `size` elements.
+fn table(x_scale: f32, size: usize) -> [f32; 256] {
+    let quotient = f32::MAX / size as f32;
+    let shift = ((quotient as f64).ln() - 5.0).max(0.0) / x_scale as f64;
+    std::array::from_fn(|i| ((i as f64 - 255.0 + shift) * x_scale as f64).exp() as f32)
+}
+
+/// A rounded float converted as the x86 conversions do: to int32 with `i32::MIN` for
+/// anything out of range (or NaN), and to uint32 through int64, keeping the low 32 bits
+/// (so infinity becomes 0).
+fn to_i32(r: f32) -> i32 {
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
+fn to_u32(r: f32) -> u32 {
+    let wide = if (-9.223_372e18..9.223_372e18).contains(&r) {
+        r as i64
+    } else {
+        i64::MIN
+    };
+    wide as u32
+}
+
+/// Operands: x (8-bit integers), x_scale, dim, y_scale, y_zero_point (and the dtype
+/// code, which the declared result type already says).
+pub fn softmax(c: &Call) -> Result<Vec<Value>> {
+    run(c, false)
+}
+
+/// `softmax` of int8 values computed as uint8 (integers and zero point shifted by
+/// 128), as ONNX Runtime on x86-64 runs int8 QDQ pairs; see `qlinear_binary`.
+pub fn softmax_as_uint8(c: &Call) -> Result<Vec<Value>> {
+    run(c, true)
+}
+
+fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
+    let ResultType::Tensor(ty) = c.result(0)? else {
+        bail!("the quantized result must be a tensor");
+    };
+    let signed = match ty.dtype {
+        Some(DType::QUInt8) => false,
+        Some(DType::QInt8) => true,
+        other => bail!("a quantized softmax to {other:?} is not supported"),
+    };
+    let x = c.arg(0)?.as_tensor()?;
+    let values: Vec<i32> = match (&x.data, signed) {
+        (Data::U8(v), false) => v.iter().map(|&q| q as i32).collect(),
+        (Data::I8(v), true) => v.iter().map(|&q| q as i32).collect(),
+        (other, _) => bail!("x is {} for a {} result", other.dtype(), ty),
+    };
+    if values.len() != crate::kernels::tensor::layout::result_count(&x.shape)? {
+        bail!("x of shape {:?} holds {} elements", x.shape, values.len());
+    }
+    let rank = x.shape.len();
+    let axis = crate::kernels::args::dim(c.arg(2)?.as_int()?, rank)?;
+    let size = x.shape.get(axis).copied().unwrap_or(1);
+    let inner: usize = x.shape.get(axis + 1..).map_or(1, |s| s.iter().product());
+    let y_scale = c.arg(3)?.as_float()?;
+    let y_zero_point = c.arg(4)?.as_int()?;
+    let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
+    if y_zero_point < lo || y_zero_point > hi {
+        bail!("zero point {y_zero_point} is outside {lo}..={hi}");
+    }
+    if as_uint8 && !signed {
+        bail!("only int8 values are computed as uint8");
+    }
+    // The table and the row maximum see only differences, which the shift keeps.
+    let (signed, y_zero_point, shift) = if as_uint8 {
+        (false, y_zero_point + 128, 128)
+    } else {
+        (signed, y_zero_point, 0)
+    };
+    let exps = table(c.arg(1)?.as_float()? as f32, size.max(1));
+    let multiplier = (1.0f32 / y_scale as f32).floor();
+    // Steps plus the zero point, in 32-bit arithmetic that wraps; an entry times the
+    // multiplier can overflow float32 (a row of one element does), and its infinity
+    // then converts as `to_i32`/`to_u32` say.
+    let mut out = vec![0i64; values.len()];
+    if size > 0 && inner > 0 {
+        for row in 0..values.len() / (size * inner) {
+            for j in 0..inner {
+                let at = |k: usize| row * size * inner + k * inner + j;
+                let max = (0..size).map(|k| values[at(k)]).max().unwrap_or(0);
+                let entry = |k: usize| exps[(255 - (max - values[at(k)])) as usize];
+                let sum = (0..size).fold(0.0f32, |s, k| s + entry(k));
+                if sum == 0.0 {
+                    // ONNX Runtime leaves such rows (an impossible empty sum) unwritten.
+                    continue;
+                }
+                for k in 0..size {
+                    let r = (entry(k) * multiplier / sum).round_ties_even();
+                    out[at(k)] = if signed {
+                        to_i32(r).wrapping_add(y_zero_point as i32).clamp(-128, 127) as i64
+                    } else {
+                        to_u32(r).wrapping_add(y_zero_point as u32).min(255) as i64
+                    };
+                }
+            }
+        }
+    }
+    let data = if as_uint8 {
+        Data::I8(out.iter().map(|&v| (v - shift) as i8).collect())
+    } else if signed {
+        Data::I8(out.iter().map(|&v| v as i8).collect())
+    } else {
+        Data::U8(out.iter().map(|&v| v as u8).collect())
+    };
+    let mut t = Tensor::new(x.shape.clone(), data)?;
+    t.quant = Some(Quant::PerTensor {
+        scale: y_scale,
+        zero_point: y_zero_point - shift,
+    });
+    Ok(vec![Value::tensor(t)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::tensor::tensor_type::TensorType;
+
+    fn run(x: Data, shape: Vec<usize>, x_scale: f64, y_scale: f64, zp: i64) -> Data {
+        let dtype = if matches!(x, Data::I8(_)) {
+            DType::QInt8
+        } else {
+            DType::QUInt8
+        };
+        let declared = [ResultType::Tensor(TensorType::new(
+            dtype,
+            shape.iter().map(|&d| Some(d as i64)).collect(),
+        ))];
+        let args = [
+            Value::tensor(Tensor::new(shape, x).unwrap()),
+            Value::Float(x_scale),
+            Value::Int(-1),
+            Value::Float(y_scale),
+            Value::Int(zp),
+            Value::Int(13),
+        ];
+        let out = softmax(&Call {
+            args: &args,
+            results: &declared,
+        })
+        .unwrap();
+        out[0].as_tensor().unwrap().data.clone()
+    }
+
+    #[test]
+    fn softmax_matches_onnx_runtime() {
+        // ONNX Runtime 1.31's outputs for these rows.
+        let y = run(
+            Data::U8(vec![200, 100, 150, 10, 200, 201]),
+            vec![2, 3],
+            0.02,
+            1.0 / 256.0,
+            0,
+        );
+        assert_eq!(y, Data::U8(vec![170, 23, 63, 3, 125, 128]));
+        // y_scale 1/255 multiplies by 254.
+        let y = run(Data::U8(vec![7, 7]), vec![1, 2], 0.02, 1.0 / 255.0, 0);
+        assert_eq!(y, Data::U8(vec![127, 127]));
+        // One element: its entry times 256 overflows float32. The infinity converts to
+        // 0 for uint8 (leaving the zero point), to i32::MIN for int8, where adding a
+        // negative zero point wraps to the top: 100, -128 and 127.
+        let y = run(Data::U8(vec![5]), vec![1, 1], 0.02, 1.0 / 256.0, 100);
+        assert_eq!(y, Data::U8(vec![100]));
+        let y = run(Data::I8(vec![5]), vec![1, 1], 0.02, 1.0 / 256.0, 0);
+        assert_eq!(y, Data::I8(vec![-128]));
+        let y = run(Data::I8(vec![5]), vec![1, 1], 0.02, 1.0 / 256.0, -128);
+        assert_eq!(y, Data::I8(vec![127]));
+    }
+}

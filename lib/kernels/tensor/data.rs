@@ -1,0 +1,261 @@
+//! Element storage conversions that kernels share: building `Data` of any dtype from
+//! f64 or i64 values, casting between dtypes, and moving elements by index.
+//!
+//! Arithmetic runs in two domains: f64 for float results and i64 for integer ones.
+//! f64 holds every f32/f16/bf16 value exactly, and one +, -, ×, ÷ or sqrt done in f64
+//! and then rounded to f32 gives the correctly rounded f32 result (f64 has more than
+//! 2·24+2 bits), so single ops computed there match f32 arithmetic bit for bit. i64
+//! arithmetic that wraps, truncated to a narrower type, wraps like that type does.
+
+use half::{bf16, f16};
+
+use crate::kernels::tensor::Data;
+use crate::kernels::tensor::dtype::DType;
+
+/// Rebuilds `data` with the same variant from a body that maps its `Vec<T>` (bound to
+/// `$v`) to a new `Vec<T>`.
+macro_rules! map_same {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            Data::F32($v) => Data::F32($body),
+            Data::F64($v) => Data::F64($body),
+            Data::F16($v) => Data::F16($body),
+            Data::BF16($v) => Data::BF16($body),
+            Data::I8($v) => Data::I8($body),
+            Data::U8($v) => Data::U8($body),
+            Data::I16($v) => Data::I16($body),
+            Data::U16($v) => Data::U16($body),
+            Data::I32($v) => Data::I32($body),
+            Data::U32($v) => Data::U32($body),
+            Data::I64($v) => Data::I64($body),
+            Data::U64($v) => Data::U64($body),
+            Data::Bool($v) => Data::Bool($body),
+        }
+    };
+}
+
+/// The elements of `data` at `indices`, in that order. The indices come from shapes
+/// the caller checked against `data`, so they are in bounds.
+pub fn gather(data: &Data, indices: &[usize]) -> Data {
+    map_same!(data, v => indices.iter().map(|&i| v[i]).collect())
+}
+
+/// `data` as `batch` matrices of `rows × cols`, each transposed. `None` when the sizes
+/// do not cover `data` exactly.
+pub fn transpose_matrices(data: &Data, batch: usize, rows: usize, cols: usize) -> Option<Data> {
+    let n = batch.checked_mul(rows)?.checked_mul(cols)?;
+    if data.len() != n {
+        return None;
+    }
+    Some(map_same!(data, v => transpose_tiles(v, rows, cols)))
+}
+
+/// Square tiles, so reads and writes both stay within a few cache lines at a time
+/// (the element-by-element gather strides through the whole source on every row).
+fn transpose_tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<T> {
+    const TILE: usize = 32;
+    let mut out = vec![T::default(); v.len()];
+    let size = rows * cols;
+    if size == 0 {
+        return out;
+    }
+    for (src, dst) in v.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
+        for i0 in (0..rows).step_by(TILE) {
+            for j0 in (0..cols).step_by(TILE) {
+                for i in i0..(i0 + TILE).min(rows) {
+                    let row = &src[i * cols..(i + 1) * cols];
+                    for j in j0..(j0 + TILE).min(cols) {
+                        dst[j * rows + i] = row[j];
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The elements of `data` at `indices`, with `fill` (an element of the same variant,
+/// from `fill_of`) where an index is `None`.
+pub fn gather_or_fill(data: &Data, indices: &[Option<usize>], fill: &Data) -> Data {
+    macro_rules! arm {
+        ($variant:ident, $v:ident) => {{
+            let f = match fill {
+                Data::$variant(f) => f.first().copied(),
+                _ => None,
+            }
+            .unwrap_or_default();
+            Data::$variant(indices.iter().map(|i| i.map_or(f, |i| $v[i])).collect())
+        }};
+    }
+    match data {
+        Data::F32(v) => arm!(F32, v),
+        Data::F64(v) => arm!(F64, v),
+        Data::F16(v) => arm!(F16, v),
+        Data::BF16(v) => arm!(BF16, v),
+        Data::I8(v) => arm!(I8, v),
+        Data::U8(v) => arm!(U8, v),
+        Data::I16(v) => arm!(I16, v),
+        Data::U16(v) => arm!(U16, v),
+        Data::I32(v) => arm!(I32, v),
+        Data::U32(v) => arm!(U32, v),
+        Data::I64(v) => arm!(I64, v),
+        Data::U64(v) => arm!(U64, v),
+        Data::Bool(v) => arm!(Bool, v),
+    }
+}
+
+/// The parts one after another; every part must have the first one's variant (cast
+/// them first).
+pub fn concat(parts: &[&Data]) -> Option<Data> {
+    let first = parts.first()?;
+    macro_rules! arm {
+        ($variant:ident) => {{
+            let mut out = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+            for p in parts {
+                let Data::$variant(v) = p else { return None };
+                out.extend_from_slice(v);
+            }
+            Data::$variant(out)
+        }};
+    }
+    Some(match first {
+        Data::F32(_) => arm!(F32),
+        Data::F64(_) => arm!(F64),
+        Data::F16(_) => arm!(F16),
+        Data::BF16(_) => arm!(BF16),
+        Data::I8(_) => arm!(I8),
+        Data::U8(_) => arm!(U8),
+        Data::I16(_) => arm!(I16),
+        Data::U16(_) => arm!(U16),
+        Data::I32(_) => arm!(I32),
+        Data::U32(_) => arm!(U32),
+        Data::I64(_) => arm!(I64),
+        Data::U64(_) => arm!(U64),
+        Data::Bool(_) => arm!(Bool),
+    })
+}
+
+/// Storage of `dtype` (its storage type when quantized) from f64 values. Floats round
+/// to nearest; integers truncate toward zero and saturate, NaN giving 0 (Rust's `as`,
+/// which is what C casts do wherever C defines them); booleans are "not zero".
+pub fn from_f64(dtype: DType, v: &[f64]) -> Data {
+    match dtype {
+        DType::F32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
+        DType::F64 => Data::F64(v.to_vec()),
+        DType::F16 => Data::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
+        DType::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
+        DType::I8 | DType::QInt8 => Data::I8(v.iter().map(|&x| x as i8).collect()),
+        DType::U8 | DType::QUInt8 => Data::U8(v.iter().map(|&x| x as u8).collect()),
+        DType::I16 => Data::I16(v.iter().map(|&x| x as i16).collect()),
+        DType::U16 => Data::U16(v.iter().map(|&x| x as u16).collect()),
+        DType::I32 | DType::QInt32 => Data::I32(v.iter().map(|&x| x as i32).collect()),
+        DType::U32 => Data::U32(v.iter().map(|&x| x as u32).collect()),
+        DType::I64 => Data::I64(v.iter().map(|&x| x as i64).collect()),
+        DType::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
+        DType::Bool => Data::Bool(v.iter().map(|&x| x != 0.0).collect()),
+    }
+}
+
+/// Storage of `dtype` from i64 values: narrower integers keep the low bits (two's
+/// complement wrapping), floats round to nearest, booleans are "not zero".
+pub fn from_i64(dtype: DType, v: &[i64]) -> Data {
+    match dtype {
+        DType::F32 => Data::F32(v.iter().map(|&x| x as f32).collect()),
+        DType::F64 => Data::F64(v.iter().map(|&x| x as f64).collect()),
+        DType::F16 => Data::F16(v.iter().map(|&x| f16::from_f32(x as f32)).collect()),
+        DType::BF16 => Data::BF16(v.iter().map(|&x| bf16::from_f32(x as f32)).collect()),
+        DType::I8 | DType::QInt8 => Data::I8(v.iter().map(|&x| x as i8).collect()),
+        DType::U8 | DType::QUInt8 => Data::U8(v.iter().map(|&x| x as u8).collect()),
+        DType::I16 => Data::I16(v.iter().map(|&x| x as i16).collect()),
+        DType::U16 => Data::U16(v.iter().map(|&x| x as u16).collect()),
+        DType::I32 | DType::QInt32 => Data::I32(v.iter().map(|&x| x as i32).collect()),
+        DType::U32 => Data::U32(v.iter().map(|&x| x as u32).collect()),
+        DType::I64 => Data::I64(v.to_vec()),
+        DType::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
+        DType::Bool => Data::Bool(v.iter().map(|&x| x != 0).collect()),
+    }
+}
+
+/// `data` converted to `dtype`'s storage, element by element, as C casts convert.
+/// Float sources go through f64 (exact for them); integer sources through i64, except
+/// that u64 goes to floats directly so values above `i64::MAX` keep their magnitude.
+pub fn cast(data: &Data, dtype: DType) -> Data {
+    let dtype = dtype.storage();
+    if data.dtype() == dtype {
+        return data.clone();
+    }
+    match data {
+        Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_) => {
+            from_f64(dtype, &data.to_f64())
+        }
+        Data::U64(v) if dtype.is_float() => {
+            from_f64(dtype, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())
+        }
+        _ => from_i64(dtype, &data.to_i64()),
+    }
+}
+
+/// Whether arithmetic on `dtype` runs in the f64 domain.
+pub fn is_float(dtype: DType) -> bool {
+    dtype.storage().is_float()
+}
+
+/// Rounding to a float dtype's precision, so a chain of ops computed in f64 rounds
+/// after every step the way arithmetic in that dtype would.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prec(pub DType);
+
+impl Prec {
+    pub fn round(self, x: f64) -> f64 {
+        match self.0 {
+            DType::F32 => x as f32 as f64,
+            DType::F16 => f16::from_f64(x).to_f64(),
+            DType::BF16 => bf16::from_f64(x).to_f64(),
+            _ => x,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn casts_convert_like_c() {
+        let f = Data::F32(vec![-1.5, 2.7, 300.0, f32::NAN]);
+        assert_eq!(cast(&f, DType::I32), Data::I32(vec![-1, 2, 300, 0]));
+        assert_eq!(cast(&f, DType::U8), Data::U8(vec![0, 2, 255, 0]));
+        assert_eq!(
+            cast(&f, DType::Bool),
+            Data::Bool(vec![true, true, true, true])
+        );
+        let i = Data::I32(vec![257, -1]);
+        assert_eq!(cast(&i, DType::U8), Data::U8(vec![1, 255]));
+        assert_eq!(cast(&i, DType::F32), Data::F32(vec![257.0, -1.0]));
+        let big = Data::I64(vec![16_777_217]);
+        assert_eq!(cast(&big, DType::F32), Data::F32(vec![16_777_216.0]));
+        let u = Data::U64(vec![u64::MAX]);
+        assert_eq!(cast(&u, DType::F64), Data::F64(vec![u64::MAX as f64]));
+    }
+
+    #[test]
+    fn elements_move_by_index() {
+        let d = Data::I8(vec![1, 2, 3]);
+        assert_eq!(gather(&d, &[2, 0, 0]), Data::I8(vec![3, 1, 1]));
+        let fill = Data::I8(vec![9]);
+        assert_eq!(
+            gather_or_fill(&d, &[None, Some(1)], &fill),
+            Data::I8(vec![9, 2])
+        );
+        let joined = concat(&[&d, &Data::I8(vec![4])]).unwrap();
+        assert_eq!(joined, Data::I8(vec![1, 2, 3, 4]));
+        assert_eq!(concat(&[&d, &Data::U8(vec![4])]), None);
+    }
+
+    #[test]
+    fn precision_rounds_to_the_dtype() {
+        let third = 1.0 / 3.0;
+        assert_eq!(Prec(DType::F32).round(third), (1.0f32 / 3.0) as f64);
+        assert_eq!(Prec(DType::F64).round(third), third);
+    }
+}

@@ -1,0 +1,133 @@
+//! Test-only code, kept apart from the kernels: helpers for the kernels' unit tests
+//! (building operands, running a kernel by its op name as the plan does), and the
+//! tests that span many kernels or check a fast path against its reference.
+
+mod coverage;
+mod layering;
+mod qconv;
+mod qmatmul;
+mod robustness;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::tensor_type::TensorType;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, ResultType, lookup};
+
+pub fn tensor(shape: &[usize], data: Data) -> Value {
+    Value::tensor(Tensor::new(shape.to_vec(), data).unwrap())
+}
+
+pub fn f32s(shape: &[usize], v: &[f32]) -> Value {
+    tensor(shape, Data::F32(v.to_vec()))
+}
+
+pub fn i32s(shape: &[usize], v: &[i32]) -> Value {
+    tensor(shape, Data::I32(v.to_vec()))
+}
+
+pub fn ints(v: &[i64]) -> Value {
+    Value::IntList(v.to_vec())
+}
+
+/// A result of `dtype` and unknown shape.
+pub fn of(dtype: DType) -> ResultType {
+    ResultType::Tensor(TensorType {
+        dtype: Some(dtype),
+        shape: None,
+    })
+}
+
+/// A result of unknown type.
+pub fn unknown() -> ResultType {
+    ResultType::Tensor(TensorType::unknown())
+}
+
+/// Runs `torch.<op>` on `args`, declaring `results`.
+pub fn run(op: &str, args: &[Value], results: &[ResultType]) -> Result<Vec<Value>> {
+    let kernel =
+        lookup(&format!("torch.{op}")).ok_or_else(|| anyhow::anyhow!("no kernel for {op}"))?;
+    kernel(&Call { args, results })
+}
+
+/// Runs `op` with one tensor result declared as `result` and returns that tensor.
+pub fn run1(op: &str, args: &[Value], result: ResultType) -> Result<Arc<Tensor>> {
+    let out = run(op, args, &[result])?;
+    match out.into_iter().next() {
+        Some(Value::Tensor(t)) => Ok(t),
+        other => anyhow::bail!("expected one tensor result, got {other:?}"),
+    }
+}
+
+/// The f32 values of a tensor result.
+pub fn f32_values(t: &Tensor) -> Vec<f32> {
+    match &t.data {
+        Data::F32(v) => v.clone(),
+        other => panic!("expected f32 data, got {:?}", other.dtype()),
+    }
+}
+
+/// Every op name the kernel files register (the quoted names in their `lookup`s).
+pub fn registered_ops() -> Vec<String> {
+    let mut names = Vec::new();
+    for path in library_sources() {
+        let text = std::fs::read_to_string(&path).expect("source is readable");
+        for piece in text.split('"').skip(1).step_by(2) {
+            let plausible = piece.starts_with("aten.")
+                || piece.starts_with("prim.")
+                || piece == "tensor_static_info_cast";
+            if plausible && lookup(&format!("torch.{piece}")).is_some() {
+                names.push(piece.to_string());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every `.rs` file of the kernel library, in every folder, sorted.
+pub fn library_sources() -> Vec<PathBuf> {
+    let mut pending = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/kernels")];
+    let mut files = Vec::new();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A small deterministic generator for the kernels' tests, so failures reproduce.
+pub fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// `test_bytes` as u8 or i8 data.
+pub fn test_data(seed: u64, n: usize, signed: bool) -> Data {
+    let b = test_bytes(seed, n);
+    if signed {
+        Data::I8(b.into_iter().map(|v| v as i8).collect())
+    } else {
+        Data::U8(b)
+    }
+}
