@@ -30,6 +30,13 @@ pub struct BenchArgs {
     /// Print one JSON line instead of text.
     #[arg(long)]
     json: bool,
+    /// Also time each step of the plan: per op kind (time per run, share, calls) and the
+    /// slowest steps, in the text or under "profile" in the JSON.
+    #[arg(long)]
+    profile: bool,
+    /// How many of the slowest steps --profile lists.
+    #[arg(long, default_value_t = 15)]
+    profile_top: usize,
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
@@ -47,7 +54,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
         bound_inputs(&plan, &args.inputs)?
     };
     let threads = thread_count(args.threads)?;
-    let times = with_threads(Some(threads), || -> Result<Vec<f64>> {
+    // The timed runs are never profiled; --profile adds as many profiled runs after them,
+    // so the median and minimum stay free of the profiler's clock reads.
+    let (times, profile) = with_threads(Some(threads), || -> Result<_> {
         for _ in 0..args.warmup {
             plan.run(inputs.clone())?;
         }
@@ -58,7 +67,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
             plan.run(batch)?;
             times.push(start.elapsed().as_secs_f64() * 1e3);
         }
-        Ok(times)
+        let mut profile = args.profile.then(|| plan.profile());
+        if let Some(p) = profile.as_mut() {
+            for _ in 0..args.iterations {
+                plan.run_profiled(inputs.clone(), p)?;
+            }
+        }
+        Ok((times, profile))
     })??;
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
@@ -69,8 +84,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
     };
     let min = sorted[0];
     if args.json {
+        let profile = profile
+            .map(|p| format!(",\"profile\":{}", p.json(args.profile_top)))
+            .unwrap_or_default();
         println!(
-            "{{\"median_ms\":{median:.6},\"min_ms\":{min:.6},\"iterations\":{},\"threads\":{threads}}}",
+            "{{\"median_ms\":{median:.6},\"min_ms\":{min:.6},\"iterations\":{},\"threads\":{threads}{profile}}}",
             args.iterations
         );
     } else {
@@ -80,6 +98,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
             args.iterations,
             if threads == 1 { "" } else { "s" }
         );
+        if let Some(p) = profile {
+            print!("\n{}", p.table(args.profile_top));
+        }
     }
     Ok(())
 }

@@ -5,4 +5,5 @@ mod fused_kernels;
 pub mod io;
 pub mod ir_values;
 pub mod plan;
+pub mod profile;
 mod run;

@@ -44,6 +44,8 @@ impl StepKernel {
 
 pub(super) struct Step {
     pub op: String,
+    /// The ONNX node the op came from, when its location names one.
+    pub node: Option<String>,
     pub kernel: StepKernel,
     pub args: Vec<usize>,
     pub results: Vec<usize>,
@@ -183,10 +185,19 @@ fn plan_block(b: &mut Builder, block: BlockRef, func: OperationRef) -> Result<Ve
 
 /// `node 'conv1' (torch.aten.convolution)` when the op carries its node's name.
 fn describe(op: OperationRef, name: &str) -> String {
+    match node_name(op) {
+        Some(node) => format!("node '{node}' ({name})"),
+        None => name.to_string(),
+    }
+}
+
+/// The ONNX node name in the op's location (`loc("conv1")`), if it has one; file
+/// locations (`loc("x.mlir":3:5)`) are not node names.
+fn node_name(op: OperationRef) -> Option<String> {
     let loc = op.location().to_string();
     match loc.strip_prefix("loc(\"").and_then(|r| r.split_once('"')) {
-        Some((node, rest)) if !rest.starts_with(':') => format!("node '{node}' ({name})"),
-        _ => name.to_string(),
+        Some((node, rest)) if !rest.starts_with(':') => Some(node.to_string()),
+        _ => None,
     }
 }
 
@@ -249,6 +260,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     };
     b.steps.push(Step {
         op: name.to_string(),
+        node: node_name(op),
         kernel,
         args,
         results,

@@ -2,10 +2,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
 
 use super::plan::{Plan, Step, check_results};
+use super::profile::Profile;
 use crate::kernels::Call;
 use crate::kernels::ResultType;
 use crate::kernels::tensor::value::Value;
@@ -29,6 +31,22 @@ impl Plan {
 
     /// Runs the plan on `inputs`, given in the order of `self.inputs`.
     pub fn run(&self, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        self.run_observed(inputs, None)
+    }
+
+    /// Runs the plan as `run` does, adding each step's time to `profile` (made by
+    /// `Plan::profile`).
+    pub fn run_profiled(&self, inputs: Vec<Tensor>, profile: &mut Profile) -> Result<Vec<Tensor>> {
+        let outputs = self.run_observed(inputs, Some(profile))?;
+        profile.runs += 1;
+        Ok(outputs)
+    }
+
+    fn run_observed(
+        &self,
+        inputs: Vec<Tensor>,
+        mut profile: Option<&mut Profile>,
+    ) -> Result<Vec<Tensor>> {
         self.check_inputs(&inputs)?;
         let mut slots: Vec<Option<Value>> = vec![None; self.slot_count];
         for (slot, v) in &self.constants {
@@ -37,7 +55,9 @@ impl Plan {
         for (port, t) in self.inputs.iter().zip(inputs) {
             slots[port.slot] = Some(Value::tensor(t));
         }
-        for step in &self.steps {
+        for (index, step) in self.steps.iter().enumerate() {
+            // Only a profiled run reads the clock.
+            let start = profile.as_ref().map(|_| Instant::now());
             check_budget(step)?;
             let args = step
                 .args
@@ -62,6 +82,9 @@ impl Plan {
             }
             for &slot in &step.release {
                 slots[slot] = None;
+            }
+            if let (Some(p), Some(start)) = (profile.as_deref_mut(), start) {
+                p.record(index, start.elapsed());
             }
         }
         // Several graph outputs may name one value (an output and the Identity of it, or
