@@ -20,7 +20,9 @@ Five families:
 - quantized: small float CNN and MLP models quantized by ONNX Runtime's
   `quantize_static(..., quant_format=QuantFormat.QOperator)`, calibrated on random data;
   with --resnet also the ResNet-18-shaped model of `make_resnet18.py` (224x224, 1000
-  classes).
+  classes), quantized to QOperator and to QDQ (per-channel). Each of these is also
+  printed with `qlower --emit backend` and run from the .mlir, which must give the .onnx
+  run's outputs byte for byte.
 
 Each model is run by ONNX Runtime and by `qlower run`, and every output compared:
 
@@ -398,8 +400,10 @@ def to_quantized(value, params):
     return np.clip(q, info.min, info.max).astype(zp.dtype)
 
 
-def check(qlower, work, label, model, feeds, quantized_outputs=None):
-    """Runs `model` on both engines; None on agreement, else a message."""
+def check(qlower, work, label, model, feeds, quantized_outputs=None, backend_roundtrip=False):
+    """Runs `model` on both engines; None on agreement, else a message. With
+    `backend_roundtrip`, the model is also printed with `--emit backend` and run from the
+    .mlir, whose outputs must be the .onnx run's byte for byte."""
     case = os.path.join(work, label)
     os.makedirs(case, exist_ok=True)
     path = os.path.join(case, "model.onnx")
@@ -421,10 +425,32 @@ def check(qlower, work, label, model, feeds, quantized_outputs=None):
         why = compare(name, got, value, 0.0 if exact else 0.001)
         if why:
             return why
-        if label == "resnet18":
+        if label.startswith("resnet18"):
             diff = np.abs(got.astype(np.int64) - value.astype(np.int64))
-            print(f"resnet18: {name} {value.dtype}{list(value.shape)}, "
+            print(f"{label}: {name} {value.dtype}{list(value.shape)}, "
                   f"{int((diff > 0).sum())} elements differ by 1, max difference {int(diff.max())}")
+    if backend_roundtrip:
+        return backend_roundtrip_error(qlower, case, path, cmd, want)
+    return None
+
+
+def backend_roundtrip_error(qlower, case, path, onnx_cmd, want):
+    """None when `qlower run` of the `--emit backend` .mlir writes the same bytes as the
+    .onnx run did, else what differs."""
+    mlir = os.path.join(case, "model.backend.mlir")
+    proc = subprocess.run([qlower, path, "--emit", "backend", "-o", mlir], capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0:
+        return f"qlower --emit backend failed: {proc.stderr.strip()}"
+    out = os.path.join(case, "out_mlir")
+    cmd = [qlower, "run", mlir, "--out-dir", out] + onnx_cmd[onnx_cmd.index("--out-dir") + 2:]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return f"qlower run of the --emit backend .mlir failed: {proc.stderr.strip()}"
+    for name in want:
+        with open(os.path.join(case, "out", f"{name}.npy"), "rb") as a, open(os.path.join(out, f"{name}.npy"), "rb") as b:
+            if a.read() != b.read():
+                return f"output '{name}' of the --emit backend .mlir differs from the .onnx run"
     return None
 
 
@@ -452,7 +478,7 @@ def main():
     import qoperator_models
     for label, model, feeds in qoperator_models.quantized_models(rng, work, args.resnet):
         why = check(args.qlower, work, label, model, feeds,
-                    qoperator_models.dequantize_params(model))
+                    qoperator_models.dequantize_params(model), backend_roundtrip=True)
         family = "quantized"
         ok, bad = counts.get(family, (0, 0))
         counts[family] = (ok + (why is None), bad + (why is not None))

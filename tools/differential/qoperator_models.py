@@ -80,12 +80,12 @@ def mlp(rng):
     return float_model(nodes, inits, [4, 16], [4, 8]), [4, 16]
 
 
-def quantize(work, label, model, shape, rng, per_channel, activation):
+def quantize(work, label, model, shape, rng, per_channel, activation, fmt=QuantFormat.QOperator):
     src = os.path.join(work, f"{label}.float.onnx")
-    dst = os.path.join(work, f"{label}.qop.onnx")
+    dst = os.path.join(work, f"{label}.q.onnx")
     onnx.save(model, src)
-    quantize_static(src, dst, RandomReader(rng, "x" if label != "resnet18" else "input", shape),
-                    quant_format=QuantFormat.QOperator, per_channel=per_channel,
+    quantize_static(src, dst, RandomReader(rng, "input" if label.startswith("resnet18") else "x", shape),
+                    quant_format=fmt, per_channel=per_channel,
                     activation_type=activation, weight_type=QuantType.QInt8)
     q = onnx.load(dst)
     q.ir_version = 10
@@ -106,6 +106,8 @@ def quantized_models(rng, work, resnet):
         shape = [1, 3, 224, 224]
         q = quantize(work, "resnet18", model, shape, rng, True, QuantType.QUInt8)
         yield "resnet18", q, {"input": rng.normal(size=shape).astype(np.float32)}
+        q = quantize(work, "resnet18_qdq", model, shape, rng, True, QuantType.QUInt8, QuantFormat.QDQ)
+        yield "resnet18_qdq", q, {"input": rng.normal(size=shape).astype(np.float32)}
 
 
 def dequantize_params(model):
