@@ -9,8 +9,10 @@
 //! only at run time cannot be unrolled; and the ONNX semantics beyond that subset have
 //! no torch op. So the step loop is one kernel, and what is around it stays explicit:
 //! DynamicQuantizeLSTM's int8 weights are `_make_per_{tensor,channel}_quantized_tensor`s
-//! in the IR, and the op computes on their integers, quantizing X and H at each
-//! product as ONNX Runtime does.
+//! in the IR, X is quantized dynamically in the IR (DynamicQuantizeLinear's
+//! decomposition, then `_make_per_tensor_quantized_tensor`), and the op computes on
+//! their integers; H, which exists only inside the step loop, is quantized there at
+//! each step as ONNX Runtime does.
 
 use anyhow::{Result, anyhow, bail};
 use melior::ir::Value;
@@ -18,6 +20,8 @@ use melior::ir::attribute::{ArrayAttribute, StringAttribute};
 use melior::ir::operation::OperationLike;
 
 use super::binder::Binder;
+use super::quant_params::{make_quantized, quantize};
+use super::quantization::dynamic_params;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
@@ -328,7 +332,13 @@ fn dynamic_quantize_lstm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -
     let (y, state) = result_types(&x_type, &c)?;
     let w = quantized_weight(b, t, 1, 8, ["W_scale", "W_zero_point", "W"], c.directions)?;
     let r = quantized_weight(b, t, 2, 10, ["R_scale", "R_zero_point", "R"], c.directions)?;
-    let mut operands = vec![b.input(0, "X")?, w, r];
+    // X is quantized once for the input product of every step, as DynamicQuantizeLinear
+    // does (uint8, range widened to 0); the op reads the quantized tensor.
+    let x = b.input(0, "X")?;
+    let xp = dynamic_params(t, x)?;
+    let x_u8 = quantize(t, x, &x_type, &xp)?;
+    let x_q = make_quantized(t, x_u8, &x_type.with_dtype(DType::U8), &xp)?;
+    let mut operands = vec![x_q, w, r];
     for i in 3..8 {
         operands.push(optional(b, t, i)?);
     }

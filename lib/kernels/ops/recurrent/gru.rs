@@ -84,7 +84,7 @@ pub fn gru(c: &Call) -> Result<Vec<Value>> {
         );
         zero_empty_sequences(&mut h[d * hb..(d + 1) * hb], &lengths, hidden);
     }
-    Ok(vec![out.y_value(x)?, out.state_value(&h, x)?])
+    Ok(vec![out.y_value()?, out.state_value(&h)?])
 }
 
 struct Direction<'a> {

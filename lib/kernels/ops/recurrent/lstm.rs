@@ -14,8 +14,8 @@ use super::{
 };
 use crate::kernels::Call;
 use crate::kernels::args::{int, opt_float, opt_tensor, string, tensor};
-use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Quant, Tensor};
 
 pub fn lstm(c: &Call) -> Result<Vec<Value>> {
     let x = tensor(c, 0).context("X")?;
@@ -30,7 +30,20 @@ pub fn lstm(c: &Call) -> Result<Vec<Value>> {
     if acts.len() != 3 * dirs.len() {
         bail!("LSTM takes 3 activations per direction, got {}", acts.len());
     }
-    let (xs, steps, batch, input) = read_x(x, batch_first)?;
+    let (values, steps, batch, input) = read_x(x, batch_first)?;
+    // DynamicQuantizeLSTM's lowering quantizes X in the IR (per tensor, uint8), as
+    // ONNX Runtime quantizes it once for the input product of every step.
+    let xs = match &x.quant {
+        None => Input::Float(values),
+        Some(Quant::PerTensor { scale, zero_point }) => Input::Quantized {
+            q: values
+                .iter()
+                .map(|&v| v as i32 - *zero_point as i32)
+                .collect(),
+            scale: *scale as f32,
+        },
+        Some(_) => bail!("X is quantized per channel; only per tensor is supported"),
+    };
     let dims = Dims {
         steps,
         batch,
@@ -75,9 +88,9 @@ pub fn lstm(c: &Call) -> Result<Vec<Value>> {
         zero_empty_sequences(&mut cell[d * hb..(d + 1) * hb], &lengths, hidden);
     }
     Ok(vec![
-        out.y_value(x)?,
-        out.state_value(&h, x)?,
-        out.state_value(&cell, x)?,
+        out.y_value()?,
+        out.state_value(&h)?,
+        out.state_value(&cell)?,
     ])
 }
 
@@ -117,6 +130,12 @@ pub(super) fn expect_shape(t: &Tensor, want: [usize; 3], name: &str) -> Result<(
     Ok(())
 }
 
+/// X in time-major order: float, or quantized integers less their zero point.
+enum Input {
+    Float(Vec<f32>),
+    Quantized { q: Vec<i32>, scale: f32 },
+}
+
 struct Direction<'a> {
     dims: Dims,
     w: &'a Weights,
@@ -135,7 +154,7 @@ impl Direction<'_> {
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
-        xs: &[f32],
+        xs: &Input,
         lengths: &[usize],
         reverse: bool,
         d: usize,
@@ -152,7 +171,10 @@ impl Direction<'_> {
         let g = 4 * hidden;
         // X·Wᵀ for every step at once, as ONNX Runtime does (one quantization of X).
         let mut xw = vec![0f32; steps * batch * g];
-        self.w.project(xs, &mut xw, false);
+        match xs {
+            Input::Float(x) => self.w.project(x, &mut xw, false),
+            Input::Quantized { q, scale } => self.w.project_quantized(q, *scale, &mut xw, false),
+        }
         let mut gates = vec![0f32; batch * g];
         for s in 0..steps {
             for b in 0..batch {

@@ -14,7 +14,6 @@ pub mod projection;
 use anyhow::{Result, bail};
 
 use crate::kernels::Kernel;
-use crate::kernels::tensor::data::cast;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor, bounded_count};
 
@@ -165,8 +164,8 @@ impl Outputs {
         &mut self.y[at..at + hidden]
     }
 
-    /// Y as declared (`dtype` of the result), in the op's layout.
-    pub fn y_value(&self, like: &Tensor) -> Result<Value> {
+    /// Y in the op's layout.
+    pub fn y_value(&self) -> Result<Value> {
         let Dims {
             steps,
             directions,
@@ -176,7 +175,7 @@ impl Outputs {
             ..
         } = self.dims;
         if !batch_first {
-            return value(vec![steps, directions, batch, hidden], self.y.clone(), like);
+            return value(vec![steps, directions, batch, hidden], self.y.clone());
         }
         // [T, D, B, H] → [B, T, D, H]
         let mut out = vec![0f32; self.y.len()];
@@ -189,11 +188,11 @@ impl Outputs {
                 }
             }
         }
-        value(vec![batch, steps, directions, hidden], out, like)
+        value(vec![batch, steps, directions, hidden], out)
     }
 
     /// A final state `[D, B, H]` in the op's layout.
-    pub fn state_value(&self, state: &[f32], like: &Tensor) -> Result<Value> {
+    pub fn state_value(&self, state: &[f32]) -> Result<Value> {
         let Dims {
             directions,
             batch,
@@ -203,17 +202,16 @@ impl Outputs {
         } = self.dims;
         if batch_first {
             let v = swap_outer(state, directions, batch, hidden);
-            value(vec![batch, directions, hidden], v, like)
+            value(vec![batch, directions, hidden], v)
         } else {
-            value(vec![directions, batch, hidden], state.to_vec(), like)
+            value(vec![directions, batch, hidden], state.to_vec())
         }
     }
 }
 
-/// A result in X's dtype.
-fn value(shape: Vec<usize>, v: Vec<f32>, like: &Tensor) -> Result<Value> {
-    let data = cast(&Data::F32(v), like.dtype());
-    Ok(Value::tensor(Tensor::new(shape, data)?))
+/// A float32 result (the lowering accepts float32 layers only).
+fn value(shape: Vec<usize>, v: Vec<f32>) -> Result<Value> {
+    Ok(Value::tensor(Tensor::new(shape, Data::F32(v))?))
 }
 
 /// `x` clipped to `[-clip, clip]` when the op has a clip.

@@ -59,12 +59,28 @@ impl Weights {
                     }
                 }
             }
-            Weights::Quantized { w, scales, .. } => {
+            Weights::Quantized { .. } => {
                 let (scale, zero_point) = dynamic_params(a);
                 let q: Vec<i32> = a
                     .iter()
                     .map(|&x| quantize(x, scale, zero_point) - zero_point)
                     .collect();
+                self.project_quantized(&q, scale, out, add);
+            }
+        }
+    }
+
+    /// As `project`, for an operand already quantized: its integers less their zero
+    /// point, and its scale. Float weights take the operand dequantized.
+    pub fn project_quantized(&self, q: &[i32], scale: f32, out: &mut [f32], add: bool) {
+        let (rows, cols) = (self.rows(), self.cols());
+        let m = if cols == 0 { 0 } else { q.len() / cols };
+        match self {
+            Weights::Float { .. } => {
+                let a: Vec<f32> = q.iter().map(|&v| v as f32 * scale).collect();
+                self.project(&a, out, add);
+            }
+            Weights::Quantized { w, scales, .. } => {
                 let mut acc = vec![0i32; rows];
                 for r in 0..m {
                     acc.iter_mut().for_each(|v| *v = 0);
