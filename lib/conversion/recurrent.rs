@@ -88,7 +88,7 @@ fn common(b: &Binder, layer: Layer, hidden_from_r: Option<i64>) -> Result<Common
     if let Some(h) = hidden_from_r
         && h != hidden
     {
-        bail!("attribute 'hidden_size' is {hidden} but R's last dimension is {h}");
+        bail!("attribute 'hidden_size' is {hidden} but R's hidden dimension is {h}");
     }
     let layout = b.int("layout", 0)?;
     if layout != 0 && layout != 1 {
@@ -288,6 +288,67 @@ fn emit<'c, 'a>(
         .collect()
 }
 
+/// Checks the known dimensions of input `i` (if given) against `want` (`None`: any).
+fn check_dims(b: &Binder, i: usize, name: &str, want: &[Option<i64>]) -> Result<()> {
+    if !b.has_input(i) {
+        return Ok(());
+    }
+    let ty = b.input_type(i, name)?;
+    let Some(dims) = ty.shape.as_ref() else {
+        return Ok(());
+    };
+    let fits = dims.len() == want.len()
+        && dims
+            .iter()
+            .zip(want)
+            .all(|(d, w)| d.is_none() || w.is_none() || d == w);
+    if !fits {
+        let spelled: Vec<String> = want
+            .iter()
+            .map(|w| w.map_or_else(|| "?".to_string(), |n| n.to_string()))
+            .collect();
+        bail!("{name} is {ty}, expected shape [{}]", spelled.join(", "));
+    }
+    Ok(())
+}
+
+/// W, R, B and the states against X and the attributes; `quantized`: ONNX Runtime's
+/// `[D, I, G·H]` weights. P (LSTM only) is checked by the caller.
+fn check_inputs(b: &Binder, x: &TensorType, c: &Common, gates: i64, quantized: bool) -> Result<()> {
+    if let Some(rank) = x.rank()
+        && rank != 3
+    {
+        bail!("X has rank {rank}, expected 3");
+    }
+    let (d, h, g) = (Some(c.directions), Some(c.hidden), Some(gates * c.hidden));
+    let dims = x.shape.clone().unwrap_or_default();
+    let input = dims.get(2).copied().flatten();
+    let (w, r) = if quantized {
+        ([d, input, g], [d, h, g])
+    } else {
+        ([d, g, input], [d, g, h])
+    };
+    check_dims(b, 1, "W", &w)?;
+    check_dims(b, 2, "R", &r)?;
+    check_dims(b, 3, "B", &[d, Some(2 * gates * c.hidden)])?;
+    let batch = dims
+        .get(if c.layout == 0 { 1 } else { 0 })
+        .copied()
+        .flatten();
+    check_dims(b, 4, "sequence_lens", &[batch])?;
+    let state = if c.layout == 0 {
+        [d, batch, h]
+    } else {
+        [batch, d, h]
+    };
+    check_dims(b, 5, "initial_h", &state)?;
+    if gates == 4 {
+        check_dims(b, 6, "initial_c", &state)?;
+        check_dims(b, 7, "P", &[d, Some(3 * c.hidden)])?;
+    }
+    Ok(())
+}
+
 fn check_float_x(b: &Binder) -> Result<TensorType> {
     let x = b.input_type(0, "X")?;
     match x.dtype {
@@ -299,6 +360,7 @@ fn check_float_x(b: &Binder) -> Result<TensorType> {
 fn lstm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     let x_type = check_float_x(b)?;
     let c = common(b, Layer::Lstm, hidden_of_r(b, 2, false)?)?;
+    check_inputs(b, &x_type, &c, 4, false)?;
     let input_forget = b.int("input_forget", 0)?;
     let (y, state) = result_types(&x_type, &c)?;
     let mut operands = vec![b.input(0, "X")?, b.input(1, "W")?, b.input(2, "R")?];
@@ -312,6 +374,7 @@ fn lstm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a>
 fn gru<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     let x_type = check_float_x(b)?;
     let c = common(b, Layer::Gru, hidden_of_r(b, 2, false)?)?;
+    check_inputs(b, &x_type, &c, 3, false)?;
     let linear_before_reset = b.int("linear_before_reset", 0)?;
     let (y, state) = result_types(&x_type, &c)?;
     let mut operands = vec![b.input(0, "X")?, b.input(1, "W")?, b.input(2, "R")?];
@@ -328,6 +391,7 @@ fn gru<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> 
 fn dynamic_quantize_lstm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     let x_type = check_float_x(b)?;
     let c = common(b, Layer::Lstm, hidden_of_r(b, 2, true)?)?;
+    check_inputs(b, &x_type, &c, 4, true)?;
     let input_forget = b.int("input_forget", 0)?;
     let (y, state) = result_types(&x_type, &c)?;
     let w = quantized_weight(b, t, 1, 8, ["W_scale", "W_zero_point", "W"], c.directions)?;
