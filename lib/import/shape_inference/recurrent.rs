@@ -67,8 +67,8 @@ mod tests {
         let n = N::new("LSTM", &["x", "w", "r"], 3)
             .string("direction", "bidirectional")
             .int("hidden_size", 5);
-        let x = In::new(DType::F32, &[7, 2, 3]);
-        let outs = run(&n, 14, &[Some(x.clone()), Some(x.clone()), Some(x)]).unwrap();
+        let x = || Some(In::new(DType::F32, &[7, 2, 3]));
+        let outs = run(&n, 14, &[x(), x(), x()]).unwrap();
         assert_eq!(outs[0].ty.to_string(), "!torch.vtensor<[7,2,2,5],f32>");
         assert_eq!(outs[1].ty.to_string(), "!torch.vtensor<[2,2,5],f32>");
         assert_eq!(outs[2].ty.to_string(), "!torch.vtensor<[2,2,5],f32>");
@@ -77,9 +77,9 @@ mod tests {
     #[test]
     fn batch_first_gru_takes_hidden_size_from_r() {
         let n = N::new("GRU", &["x", "w", "r"], 2).int("layout", 1);
-        let x = In::new(DType::F32, &[4, 6, 3]);
-        let r = In::new(DType::F32, &[1, 15, 5]);
-        let outs = run(&n, 14, &[Some(x.clone()), Some(x), Some(r)]).unwrap();
+        let x = || Some(In::new(DType::F32, &[4, 6, 3]));
+        let r = Some(In::new(DType::F32, &[1, 15, 5]));
+        let outs = run(&n, 14, &[x(), x(), r]).unwrap();
         assert_eq!(outs[0].ty.to_string(), "!torch.vtensor<[4,6,1,5],f32>");
         assert_eq!(outs[1].ty.to_string(), "!torch.vtensor<[4,1,5],f32>");
     }
@@ -87,8 +87,8 @@ mod tests {
     #[test]
     fn a_rank_two_x_is_refused() {
         let n = N::new("LSTM", &["x", "w", "r"], 1).int("hidden_size", 5);
-        let x = In::new(DType::F32, &[7, 3]);
-        let e = run(&n, 14, &[Some(x.clone()), Some(x.clone()), Some(x)]).unwrap_err();
+        let x = || Some(In::new(DType::F32, &[7, 3]));
+        let e = run(&n, 14, &[x(), x(), x()]).unwrap_err();
         assert!(e.to_string().contains("rank 2"), "{e}");
     }
 }

@@ -231,3 +231,6 @@ pub fn zero_empty_sequences(state: &mut [f32], lengths: &[usize], hidden: usize)
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
