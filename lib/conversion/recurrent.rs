@@ -96,7 +96,7 @@ fn common(b: &Binder, layer: Layer, hidden_from_r: Option<i64>) -> Result<Common
     }
     let clip = b.optional_float("clip")?;
     if let Some(c) = clip
-        && !(c > 0.0)
+        && (c.is_nan() || c <= 0.0)
     {
         bail!("attribute 'clip' is {c}, expected a positive threshold");
     }

@@ -9,7 +9,7 @@ use super::activation::{Activation, parse_list};
 use super::lstm::{expect_shape, floats, time};
 use super::projection::{Weights, float_weights};
 use super::{
-    Dims, Outputs, clip, directions, read_lengths, read_rows, read_state, read_x,
+    Dims, Outputs, clip, directions, gate_rows, read_lengths, read_rows, read_state, read_x,
     zero_empty_sequences,
 };
 use crate::kernels::Call;
@@ -38,14 +38,16 @@ pub fn gru(c: &Call) -> Result<Vec<Value>> {
         directions: dirs.len(),
         batch_first,
     };
-    let g = 3 * hidden;
+    let g = gate_rows(hidden, 3)?;
     let nd = dims.directions;
+    // Y's size is bounded before anything is sized by T and B, and R's (which holds
+    // g·H values) before anything is sized by g.
+    let mut out = Outputs::new(dims)?;
     expect_shape(w, [nd, g, input], "W")?;
     expect_shape(r, [nd, g, hidden], "R")?;
     let bias = read_rows(opt_tensor(c, 3)?, nd, 2 * g, "B")?;
     let lengths = read_lengths(opt_tensor(c, 4)?, &dims)?;
     let mut h = read_state(opt_tensor(c, 5)?, &dims, "initial_h")?;
-    let mut out = Outputs::new(dims)?;
     for (d, &reverse) in dirs.iter().enumerate() {
         // R split in its z, r rows and its h rows: the h rows multiply r ⊙ H when
         // linear_before_reset is 0, so they are a product of their own.

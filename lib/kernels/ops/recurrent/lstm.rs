@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result, bail};
 use super::activation::{Activation, parse_list};
 use super::projection::{Weights, float_weights, quantized_weights};
 use super::{
-    Dims, Outputs, clip, directions, read_lengths, read_rows, read_state, read_x,
+    Dims, Outputs, clip, directions, gate_rows, read_lengths, read_rows, read_state, read_x,
     zero_empty_sequences,
 };
 use crate::kernels::Call;
@@ -52,13 +52,16 @@ pub fn lstm(c: &Call) -> Result<Vec<Value>> {
         directions: dirs.len(),
         batch_first,
     };
-    let g = 4 * hidden;
+    let g = gate_rows(hidden, 4)?;
+    // Y's size is bounded before anything is sized by T and B, and R's (which holds
+    // g·H values) before anything is sized by g.
+    let mut out = Outputs::new(dims)?;
+    weights(w, r, &dims, 0, g)?;
     let bias = read_rows(opt_tensor(c, 3)?, dims.directions, 2 * g, "B")?;
     let lengths = read_lengths(opt_tensor(c, 4)?, &dims)?;
     let mut h = read_state(opt_tensor(c, 5)?, &dims, "initial_h")?;
     let mut cell = read_state(opt_tensor(c, 6)?, &dims, "initial_c")?;
     let peep = read_rows(opt_tensor(c, 7)?, dims.directions, 3 * hidden, "P")?;
-    let mut out = Outputs::new(dims)?;
     for (d, &reverse) in dirs.iter().enumerate() {
         let (wd, rd) = weights(w, r, &dims, d, g)?;
         let b: Vec<f32> = (0..g)

@@ -214,6 +214,16 @@ fn value(shape: Vec<usize>, v: Vec<f32>) -> Result<Value> {
     Ok(Value::tensor(Tensor::new(shape, Data::F32(v))?))
 }
 
+/// `gates · hidden`, the rows of W and R, for a positive hidden size.
+pub fn gate_rows(hidden: usize, gates: usize) -> Result<usize> {
+    if hidden == 0 {
+        bail!("hidden_size is 0");
+    }
+    hidden
+        .checked_mul(gates)
+        .ok_or_else(|| anyhow::anyhow!("hidden_size {hidden} is too large"))
+}
+
 /// `x` clipped to `[-clip, clip]` when the op has a clip.
 pub fn clip(x: f32, clip: Option<f32>) -> f32 {
     match clip {

@@ -46,7 +46,7 @@ impl Weights {
     /// what `out` holds and adds to it.
     pub fn project(&self, a: &[f32], out: &mut [f32], add: bool) {
         let (rows, cols) = (self.rows(), self.cols());
-        let m = if cols == 0 { 0 } else { a.len() / cols };
+        let m = a.len().checked_div(cols).unwrap_or(0);
         match self {
             Weights::Float { w, .. } => {
                 for r in 0..m {
@@ -74,7 +74,7 @@ impl Weights {
     /// point, and its scale. Float weights take the operand dequantized.
     pub fn project_quantized(&self, q: &[i32], scale: f32, out: &mut [f32], add: bool) {
         let (rows, cols) = (self.rows(), self.cols());
-        let m = if cols == 0 { 0 } else { q.len() / cols };
+        let m = q.len().checked_div(cols).unwrap_or(0);
         match self {
             Weights::Float { .. } => {
                 let a: Vec<f32> = q.iter().map(|&v| v as f32 * scale).collect();
