@@ -3,7 +3,8 @@
 `qlower run`: ONNX LSTM and GRU in every direction, with and without
 sequence_lens, initial states, peepholes, clip, other activations, input_forget and
 linear_before_reset, some outputs left out; and com.microsoft DynamicQuantizeLSTM with
-int8 or uint8 weights quantized per direction.
+int8 or uint8 weights quantized per direction. Every fourth case also prints its
+torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes.
 
     recurrent.py --qlower PATH [--cases N] [--seed S] [--keep DIR]
 
@@ -178,6 +179,26 @@ def rel_l2(got, want):
     return num / den if den > 0 else num
 
 
+def mlir_round_trip(args, case, path, run_cmd, names):
+    """The torch form printed to `.mlir` and run must give the same bytes as the model."""
+    mlir = os.path.join(case, "model.mlir")
+    proc = subprocess.run([args.qlower, path, "--emit", "torch", "-o", mlir],
+                          capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        return f"--emit torch failed: {proc.stderr.strip()[:300]}"
+    out = os.path.join(case, "mlir_out")
+    cmd = [args.qlower, "run", mlir, "--out-dir", out] + run_cmd[5:]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        return f"qlower run of the .mlir failed: {proc.stderr.strip()[:300]}"
+    for name in names:
+        a = np.load(os.path.join(case, f"{name}.npy"))
+        b = np.load(os.path.join(out, f"{name}.npy"))
+        if a.tobytes() != b.tobytes():
+            return f"{name} from the .mlir differs from the model's"
+    return None
+
+
 def run_case(args, work, index, rng):
     kind = ["lstm", "gru", "dynamic_lstm"][index % 3]
     model, feeds, desc = gen(rng, kind)
@@ -195,6 +216,10 @@ def run_case(args, work, index, rng):
     if proc.returncode != 0:
         return f"case {index} ({desc}): qlower run failed: {proc.stderr.strip()[:400]}"
     bound = DYNAMIC_BOUND if kind == "dynamic_lstm" else FLOAT_BOUND
+    if index % 4 == 0:
+        err = mlir_round_trip(args, case, path, cmd, list(want))
+        if err:
+            return f"case {index} ({desc}): {err}"
     for name, w in want.items():
         got = np.load(os.path.join(case, f"{name}.npy"))
         if got.shape != w.shape:
