@@ -3,11 +3,11 @@
 //! operands are the ONNX inputs followed by the attributes as torch constants.
 //!
 //! Why one op and not a loop of torch ops: torch-mlir's importer expands a recurrent
-//! layer into a `torch.prim.Loop` whose body is the cell, and only for the subset that
-//! torch's own LSTM/GRU cover (no sequence_lens, no clip, default activations). The
-//! CPU backend runs straight-line steps, not regions; a sequence whose length is known
-//! only at run time cannot be unrolled; and the ONNX semantics beyond that subset have
-//! no torch op. So the step loop is one kernel, and what is around it stays explicit:
+//! layer into a `torch.prim.Loop` whose body region is the cell, for part of ONNX's
+//! semantics (no sequence_lens; Sigmoid, Tanh and Relu only). qlower's CPU backend
+//! runs straight-line steps, not regions; a sequence whose length is known only at run
+//! time cannot be unrolled; and torch's own `aten.lstm`/`aten.gru` lack sequence_lens,
+//! peepholes, clip, the other activations and GRU's linear_before_reset 0. So the step loop is one kernel, and what is around it stays explicit:
 //! DynamicQuantizeLSTM's int8 weights are `_make_per_{tensor,channel}_quantized_tensor`s
 //! in the IR, X is quantized dynamically in the IR (DynamicQuantizeLinear's
 //! decomposition, then `_make_per_tensor_quantized_tensor`), and the op computes on
