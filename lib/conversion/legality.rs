@@ -27,6 +27,9 @@ pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<L
         else {
             return WalkResult::Advance;
         };
+        if crate::dialect::qlower::is_private_operator(&name) {
+            return WalkResult::Advance;
+        }
         let (domain, op_type) = split_op_name(&name);
         let version = version_for(op, domain);
         if registry.lowering(domain, op_type, version).is_some() {

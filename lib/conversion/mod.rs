@@ -22,6 +22,7 @@ mod qlinear_conv;
 mod qlinear_matmul;
 mod quant_params;
 mod quantization;
+mod recurrent;
 mod resize;
 mod shape_ops;
 mod shape_util;
@@ -62,6 +63,7 @@ pub(crate) fn register(r: &mut Registry) {
     pooling::register(r);
     matmul::register(r);
     microsoft::register(r);
+    recurrent::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

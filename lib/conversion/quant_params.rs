@@ -293,12 +293,24 @@ pub fn dequantize<'c, 'a>(
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
+    let q = make_quantized(b, x, x_type, p)?;
+    b.aten_tensor("dequantize.self", &[q], &x_type.with_dtype(DType::F32))
+}
+
+/// `_make_per_{tensor,channel}_quantized_tensor`: the integer tensor `x` (of type
+/// `x_type`) as a quantized tensor with the parameters `p`.
+pub fn make_quantized<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    p: &QuantParams<'c, 'a>,
+) -> Result<Value<'c, 'a>> {
     let qtype = x_type.with_dtype(p.quantized_dtype()?);
-    let q = match p.axis {
+    match p.axis {
         None => {
             let scale = b.item_float(p.scale)?;
             let zp = zero_point_int(b, p)?;
-            b.aten_tensor("_make_per_tensor_quantized_tensor", &[x, scale, zp], &qtype)?
+            b.aten_tensor("_make_per_tensor_quantized_tensor", &[x, scale, zp], &qtype)
         }
         Some(axis) => {
             let zp = zero_point_tensor(b, p)?;
@@ -307,10 +319,9 @@ pub fn dequantize<'c, 'a>(
                 "_make_per_channel_quantized_tensor",
                 &[x, p.scale, zp, axis],
                 &qtype,
-            )?
+            )
         }
-    };
-    b.aten_tensor("dequantize.self", &[q], &x_type.with_dtype(DType::F32))
+    }
 }
 
 /// `quantize_per_{tensor,channel}` + `int_repr`: the float tensor `x` quantized with `p`,

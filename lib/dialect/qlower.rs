@@ -61,3 +61,38 @@ pub const ALL: &[&str] = &[
     QAVG_POOL_OVER_INPUTS,
     QMAX_POOL,
 ];
+
+/// The recurrent layers, which torch's op set cannot express with ONNX's semantics
+/// (sequence lengths, peepholes, clip, any activations, GRU's linear_before_reset 0,
+/// dynamically quantized weights). Unlike the ops above they appear in the torch form,
+/// so they are `torch.operator`s carrying these names, which torch-mlir-opt accepts;
+/// the backend runs them by name. Operands are listed in `kernels::ops::recurrent`.
+pub const LSTM: &str = "qlower.lstm";
+/// ONNX GRU; see `LSTM`.
+pub const GRU: &str = "qlower.gru";
+
+/// The `torch.operator` names above.
+pub const PRIVATE_OPERATORS: &[&str] = &[LSTM, GRU];
+
+/// Whether a `torch.operator` name is one of qlower's own ops (not an ONNX op left
+/// unlowered).
+pub fn is_private_operator(name: &str) -> bool {
+    PRIVATE_OPERATORS.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PRIVATE_OPERATORS;
+
+    /// The coverage scan of the lowering sees these only as `torch.operator`; the
+    /// backend runs them by name, so each needs a kernel under that name.
+    #[test]
+    fn every_private_operator_has_a_kernel() {
+        for name in PRIVATE_OPERATORS {
+            assert!(
+                crate::kernels::lookup(name).is_some(),
+                "{name} has no kernel"
+            );
+        }
+    }
+}

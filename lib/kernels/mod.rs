@@ -104,6 +104,11 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
 
 /// The kernel for op `name` (e.g. `torch.aten.convolution`), if the backend has one.
 pub fn lookup(name: &str) -> Option<Kernel> {
+    // The recurrent layers are `torch.operator`s named `qlower.*` (see
+    // `ops::recurrent`): torch has no op for ONNX's LSTM and GRU semantics.
+    if let Some(k) = ops::recurrent::lookup(name) {
+        return Some(k);
+    }
     let op = name.strip_prefix("torch.")?;
     FAMILIES.iter().find_map(|family| family(op))
 }

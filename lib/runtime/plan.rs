@@ -15,6 +15,7 @@ use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fused_kernels;
 use super::ir_values::{constant_value, result_type};
+use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{self, Call, Kernel, Prepared, ResultType};
@@ -208,15 +209,23 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         b.constants.insert(slot, value);
         return Ok(());
     }
-    if name == "torch.operator" {
-        let onnx = op
+    let inner;
+    let name = if name == "torch.operator" {
+        inner = op
             .attribute("name")
             .ok()
             .and_then(|a| StringAttribute::try_from(a).ok())
             .map(|s| s.value().to_string())
             .unwrap_or_default();
-        bail!("{onnx} was not lowered, so it cannot run");
-    }
+        // A `qlower.` operator is a lowering's own op (the recurrent layers), which
+        // runs by its name; any other is an ONNX op left unlowered.
+        if !qlower::is_private_operator(&inner) {
+            bail!("{inner} was not lowered, so it cannot run");
+        }
+        inner.as_str()
+    } else {
+        name
+    };
     // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
     // to constant weights at plan time; every other op runs its torch kernel.
     let (kernel, prepare) = match fused_kernels::lookup(name) {

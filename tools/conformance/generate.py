@@ -37,6 +37,7 @@ FAMILIES = [
     "averagepool*", "globalaveragepool*", "flatten*", "reshape*", "transpose*", "concat*",
     "split*", "slice*", "squeeze*", "unsqueeze*", "cast*", "identity*", "constant*",
     "shape*", "gather*", "batchnorm*", "pad*", "resize*",
+    "lstm*", "gru*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

@@ -49,3 +49,16 @@ fn qlower_is_exact_where_onnx_runtime_default_mode_saturates() {
         "qlower or ONNX Runtime's exact mode is not exact, or the difference is not shown",
     );
 }
+
+/// Random ONNX LSTM and GRU layers (every direction, sequence_lens, initial states,
+/// peepholes, clip, other activations, input_forget, linear_before_reset, outputs left
+/// out) and com.microsoft DynamicQuantizeLSTM with int8 or uint8 weights, against ONNX
+/// Runtime. See `tools/differential/recurrent.py`.
+#[test]
+fn recurrent_layers_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/recurrent.py",
+        &["--qlower", QLOWER, "--cases", "60", "--seed", "1"],
+        "qlower's recurrent layers disagree with ONNX Runtime",
+    );
+}

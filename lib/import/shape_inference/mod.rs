@@ -29,6 +29,7 @@ mod matmul;
 mod normalization;
 mod pad;
 mod quantization;
+mod recurrent;
 mod reductions;
 mod reshape;
 mod resize;
@@ -122,6 +123,7 @@ pub(crate) fn register(r: &mut Registry) {
     normalization::register(r);
     reductions::register(r);
     contrib::register(r);
+    recurrent::register(r);
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod norm;
 pub mod pad;
 pub mod pool;
 mod promote;
+pub mod recurrent;
 pub mod reduce;
 pub mod resize;
 pub mod scalar;

@@ -17,9 +17,13 @@ use std::path::Path;
 use super::registered_ops;
 use crate::kernels::{FAMILIES, lookup};
 
-/// Ops the plan runs itself (constants and literals), not kernels.
+/// Ops the plan runs itself (constants and literals), not kernels, and
+/// `torch.operator` runs the kernel its `name` attribute names (qlower's recurrent
+/// layers); `dialect::qlower`'s test checks that each of those has one.
 fn handled_by_plan(name: &str) -> bool {
-    name.starts_with("torch.constant.") || name == "torch.vtensor.literal"
+    name.starts_with("torch.constant.")
+        || name == "torch.vtensor.literal"
+        || name == "torch.operator"
 }
 
 /// One place an op name comes from, for messages.
