@@ -15,7 +15,7 @@ mod merge;
 mod side_effects;
 mod walk;
 
-pub use canonicalize_quant::canonicalize_quant;
+pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
 pub use cpu_fusion::fuse_for_cpu;
 pub use dce::dce;
 pub use fold_constants::fold_constants;
