@@ -30,13 +30,11 @@ use crate::runtime::ir_values::result_type;
 const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
-    let rules: Vec<Rule> = vec![
-        (
-            "torch.aten.item",
-            &["torch.constant.int", "torch.constant.float"],
-            Box::new(item_of_literal),
-        ),
-    ];
+    let rules: Vec<Rule> = vec![(
+        "torch.aten.item",
+        &["torch.constant.int", "torch.constant.float"],
+        Box::new(item_of_literal),
+    )];
     apply(context, module, rules)?;
     super::merge::merge_duplicates(context, module);
     Ok(())
