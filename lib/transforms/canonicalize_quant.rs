@@ -1,6 +1,8 @@
 //! `canonicalize-quant`: simplifications of the quantized form that never lose a
 //! quantization op's meaning.
 //! - `item` of a one-element literal becomes a `torch.constant`.
+//! - A strided 1×1 convolution of a dequantized tensor subsamples the integers first and
+//!   convolves with stride 1 (see strided_pointwise_conv.rs: IREE's form).
 //! - Duplicate literals, constants and constant lists are merged (see merge.rs).
 //!
 //! `collapse-quant-round-trips` (`collapse_quant_round_trips`), for the CPU pipelines
@@ -30,11 +32,18 @@ use crate::runtime::ir_values::result_type;
 const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
-    let rules: Vec<Rule> = vec![(
-        "torch.aten.item",
-        &["torch.constant.int", "torch.constant.float"],
-        Box::new(item_of_literal),
-    )];
+    let rules: Vec<Rule> = vec![
+        (
+            "torch.aten.item",
+            &["torch.constant.int", "torch.constant.float"],
+            Box::new(item_of_literal),
+        ),
+        (
+            super::strided_pointwise_conv::ROOT,
+            super::strided_pointwise_conv::GENERATED,
+            Box::new(super::strided_pointwise_conv::rewrite),
+        ),
+    ];
     apply(context, module, rules)?;
     super::merge::merge_duplicates(context, module);
     Ok(())

@@ -13,6 +13,7 @@ pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
 mod side_effects;
+mod strided_pointwise_conv;
 mod walk;
 
 pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
