@@ -401,5 +401,8 @@ fn per_channel_integers<'c, 'a>(
     let q = b.aten_tensor("add.Tensor", &[q, zp, one], &f)?;
     let (lo, hi) = (b.float(lo)?, b.float(hi)?);
     let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;
+    // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
+    // f32 to si32 and the truncation of si32 to the 8-bit type are exact here.
+    let q = cast(b, q, &x_type.with_dtype(DType::I32))?;
     cast(b, q, &x_type.with_dtype(p.storage))
 }

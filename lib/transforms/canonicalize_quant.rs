@@ -3,6 +3,8 @@
 //! - `item` of a one-element literal becomes a `torch.constant`.
 //! - A strided 1×1 convolution of a dequantized tensor subsamples the integers first and
 //!   convolves with stride 1 (see strided_pointwise_conv.rs: IREE's form).
+//! - A max pool of `ui8` integers pools their f32 values (see unsigned_max_pool.rs:
+//!   torch-mlir compares integers as signed).
 //! - Duplicate literals, constants and constant lists are merged (see merge.rs).
 //!
 //! `collapse-quant-round-trips` (`collapse_quant_round_trips`), for the CPU pipelines
@@ -32,7 +34,7 @@ use crate::runtime::ir_values::result_type;
 const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
-    let rules: Vec<Rule> = vec![
+    let mut rules: Vec<Rule> = vec![
         (
             "torch.aten.item",
             &["torch.constant.int", "torch.constant.float"],
@@ -44,6 +46,13 @@ pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> 
             Box::new(super::strided_pointwise_conv::rewrite),
         ),
     ];
+    for root in super::unsigned_max_pool::ROOTS {
+        rules.push((
+            root,
+            super::unsigned_max_pool::GENERATED,
+            Box::new(super::unsigned_max_pool::rewrite),
+        ));
+    }
     apply(context, module, rules)?;
     super::merge::merge_duplicates(context, module);
     Ok(())

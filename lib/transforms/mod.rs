@@ -14,6 +14,7 @@ mod limits;
 mod merge;
 mod side_effects;
 mod strided_pointwise_conv;
+mod unsigned_max_pool;
 mod walk;
 
 pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};

@@ -62,6 +62,16 @@ REPO_MODELS = [
     "test/CLI/Inputs/quantize/mlp.onnx",
 ]
 
+# Models that are known not to compile, with the error they must still fail with (so a
+# fix downstream is noticed: the model then passes and must leave this list).
+KNOWN_FAILURES = {
+    # A uint8 constant as a graph output: torch-mlir's canonicalizer folds
+    # from_builtin_tensor(arith.constant : i8) back into a torch.vtensor.literal that it
+    # then infers as si8, not ui8 (the same in IREE's torch input pipeline). Any ui8
+    # literal that is returned hits it; ui8 literals that ops read are fine.
+    "dynamic_quant_const": "op inferred type(s) '!torch.vtensor<[],si8>' are incompatible",
+}
+
 NP_OF = {
     TensorProto.FLOAT: np.float32,
     TensorProto.UINT8: np.uint8,
@@ -71,10 +81,10 @@ NP_OF = {
 }
 
 
-def per_axis_pair():
+def per_axis_pair(dtype):
     """A per-axis QuantizeLinear/DequantizeLinear pair on a run-time activation."""
     scales = np.array([0.02, 0.05, 0.1], np.float32)
-    zps = np.array([-3, 0, 7], np.int8)
+    zps = np.array([-3, 0, 7] if dtype == np.int8 else [120, 128, 135], dtype)
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, name="q"),
         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1, name="dq"),
@@ -110,7 +120,8 @@ def models(work, resnet):
     generated = [(label, m) for label, m, _ in qoperator_models.quantized_models(rng, work, resnet)]
     generated.append(("dynamic_matmulinteger", differential.gen_dynamic_matmul(rng)[0]))
     generated.append(("qdq_conv", differential.gen_qdq_conv(rng)[0]))
-    generated.append(("per_axis_pair", per_axis_pair()))
+    generated.append(("per_axis_pair_int8", per_axis_pair(np.int8)))
+    generated.append(("per_axis_pair_uint8", per_axis_pair(np.uint8)))
     if resnet:
         generated.append(("resnet18_qdq", resnet18_qdq(work, rng)))
     for label, model in generated:
@@ -252,8 +263,10 @@ def one(args, work, label, path, rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qlower", required=True)
-    ap.add_argument("--iree-bin", default=os.path.join(REPO, ".venv", "bin"),
-                    help="the directory holding iree-compile and iree-run-module")
+    ap.add_argument("--iree-bin",
+                    default=os.environ.get("QLOWER_IREE_BIN", os.path.join(REPO, ".venv", "bin")),
+                    help="the directory holding iree-compile and iree-run-module "
+                         "(default $QLOWER_IREE_BIN, else the test venv's)")
     ap.add_argument("--torch-mlir-opt", default=os.path.join(REPO, ".venv", "bin", "torch-mlir-opt"))
     ap.add_argument("--resnet", action="store_true", help="add the ResNet-18-shaped models")
     ap.add_argument("--only", help="only models whose label contains this")
@@ -273,6 +286,14 @@ def main():
         if args.only and args.only not in label:
             continue
         torch_mlir, iree, diff, ok = one(args, work, label, path, rng)
+        known = KNOWN_FAILURES.get(label)
+        if known is not None:
+            if ok:
+                ok = False
+                iree += " (listed in KNOWN_FAILURES: remove it)"
+            elif known in torch_mlir or known in iree:
+                ok = True
+                torch_mlir, iree = f"known failure: {torch_mlir}", f"known failure: {iree}"
         failures += not ok
         rows.append((label, torch_mlir, iree, diff))
         print(f"| {label} | {torch_mlir} | {iree} | {diff} |", flush=True)

@@ -13,7 +13,8 @@ func.func @test_quantizelinear_per_tensor(%x: !torch.vtensor<[6],f32>, %s: !torc
 // CHECK: return %[[R]]
 
 // Per-axis with a negative axis: the arithmetic ONNX defines, with the scale and zero
-// point tensors reshaped along the normalized axis (1) — saturate(round(x / s) + z) —
+// point tensors reshaped along the normalized axis (1) — saturate(round(x / s) + z),
+// converted through si32 (torch-mlir converts f32 to ui8 as to si8) —
 // because torch-mlir has no lowering of quantize_per_channel; the integers then feed
 // _make_per_channel_quantized_tensor wherever a DequantizeLinear reads them.
 // CHECK-LABEL: func.func @test_quantizelinear_per_axis_negative(
@@ -28,7 +29,8 @@ func.func @test_quantizelinear_per_tensor(%x: !torch.vtensor<[6],f32>, %s: !torc
 // CHECK: %[[LO:.+]] = "torch.constant.float"() {value = -1.280000e+02 : f64}
 // CHECK: %[[HI:.+]] = "torch.constant.float"() {value = 1.270000e+02 : f64}
 // CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[A]], %[[LO]], %[[HI]])
-// CHECK: %[[I:.+]] = "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3,4],si8>
+// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3,4],si32>
+// CHECK: %[[I:.+]] = "torch.aten.to.dtype"(%[[W]], {{.+}} -> !torch.vtensor<[2,3,4],si8>
 // CHECK: return %[[I]]
 func.func @test_quantizelinear_per_axis_negative(%x: !torch.vtensor<[2,3,4],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = -2 : si64} : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8>
