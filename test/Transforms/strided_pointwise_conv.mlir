@@ -10,7 +10,8 @@
 // CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[W]], %[[S:.+]], %[[Z:.+]]) : {{.+}} -> !torch.vtensor<[1,4,4,3],!torch.quint8>
 // CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[M]]) : {{.+}} -> !torch.vtensor<[1,4,4,3],f32>
 // The strides are now the dilations' list [1, 1] (merged with it).
-// CHECK: %[[C:.+]] = "torch.aten.convolution"(%[[D]], %arg1, %{{[0-9]+}}, %[[ONES:[0-9]+]], %{{[0-9]+}}, %[[ONES]], {{.+}} -> !torch.vtensor<[1,8,4,3],f32>
+// CHECK: %[[C:.+]] = "torch.aten.convolution"(%[[D]], %arg1, %{{[0-9]+}}, %[[ONES:[0-9]+]], %{{[0-9]+}},
+// CHECK-SAME: %[[ONES]], {{.+}} -> !torch.vtensor<[1,8,4,3],f32>
 // CHECK: return %[[C]]
 func.func @strided(%arg0: !torch.vtensor<[1,4,7,6],ui8>, %arg1: !torch.vtensor<[8,4,1,1],f32>) -> !torch.vtensor<[1,8,4,3],f32> {
   %s = "torch.constant.float"() {value = 0.5 : f64} : () -> !torch.float
