@@ -61,8 +61,13 @@ pub fn passes() -> &'static [Pass] {
         },
         Pass {
             name: "canonicalize-quant",
-            description: "Simplify quantization round trips, merge duplicate constants, fold item of a literal",
+            description: "Merge duplicate constants, fold item of a literal",
             run: run_canonicalize_quant,
+        },
+        Pass {
+            name: "collapse-quant-round-trips",
+            description: "Turn _make_*(int_repr(quantize_*(x))) with identical parameters into quantize_*(x), the form fuse-for-cpu matches",
+            run: run_collapse_quant_round_trips,
         },
         Pass {
             name: "dce",
@@ -97,6 +102,15 @@ fn run_canonicalize_quant<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::canonicalize_quant(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_collapse_quant_round_trips<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::collapse_quant_round_trips(context, module)?;
     Ok(Vec::new())
 }
 
@@ -181,6 +195,9 @@ pub fn compile<'c>(
         simplify(context, &mut module, &options.passes)?;
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
+        // The `torch` form keeps torch-mlir's round trips; qlower's own fusions match
+        // the collapsed form.
+        transforms::collapse_quant_round_trips(context, &mut module)?;
         transforms::fuse_quantized_ops::fuse_quantized_ops(context, &mut module)?;
         // Each fusion emits its own zero points and axis constants: merge them. The float
         // operands' dequantizes are dead once the op reads the quantized tensors.
@@ -209,7 +226,7 @@ fn simplify<'c>(
 }
 
 /// Plans the model at `path` for the CPU backend: an `.onnx` file compiled in memory to
-/// the `backend` form, or a `.mlir` file, which `fuse-for-cpu` brings to that form
+/// the `backend` form, or a `.mlir` file, which `collapse-quant-round-trips` and `fuse-for-cpu` bring to that form
 /// (printed `backend` IR has nothing left to fuse). The MLIR context is gone when this
 /// returns: a plan holds only plain data.
 pub fn plan_model(path: &Path) -> Result<Plan> {
@@ -219,6 +236,9 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         let mut module = parse_module(&context, &text, &path.display().to_string())?;
+        transforms::collapse_quant_round_trips(&context, &mut module)?;
+        // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
+        transforms::dce(&context, &mut module);
         transforms::fuse_for_cpu(&context, &mut module)?;
         module
     } else {

@@ -161,3 +161,20 @@ fn every_lowered_conversion_test_is_accepted_by_torch_mlir_opt() {
         files.len()
     );
 }
+
+#[path = "oracle_script.rs"]
+mod oracle_script;
+
+/// Every end-to-end model of the suite, in the default `--emit torch` form, reaches
+/// linalg through torch-mlir's pipelines and compiles and runs with IREE, whose outputs
+/// equal `qlower run`'s within one quantization step. IREE is a test-only dependency
+/// that tools/setup.sh installs; when it is missing this test fails. See
+/// tools/downstream/compilers.py.
+#[test]
+fn every_end_to_end_model_compiles_with_torch_mlir_and_iree_and_matches_qlower_run() {
+    oracle_script::run_oracle_script(
+        "tools/downstream/compilers.py",
+        &["--qlower", oracle_script::QLOWER, "--resnet"],
+        "torch-mlir or IREE refused qlower's output, or IREE's results differ",
+    );
+}

@@ -2,7 +2,7 @@
 # Installs what qlower needs to build and test, only when it is missing:
 # LLVM/MLIR 22 from Debian (and g++, which builds libFuzzer for tools/fuzz.sh; qemu-user,
 # which tools/no_vnni.sh runs the oracles under as a CPU without VNNI) and a Python venv
-# (.venv) with the pinned test oracles.
+# (.venv) with the pinned test oracles and the downstream compilers the tests drive.
 # Safe to run repeatedly; a second run on a ready machine does nothing.
 set -euo pipefail
 
@@ -10,7 +10,10 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 apt_packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev
   libclang-22-dev libzstd-dev libz3-dev g++ qemu-user)
-python_oracles=(onnx==1.23.2 onnxruntime==1.31.1 numpy lit torch-mlir==20261001)
+# IREE (compiler and runtime) is a test-only dependency: tools/downstream/compilers.py
+# compiles qlower's output with it; qlower itself never uses it.
+python_oracles=(onnx==1.23.2 onnxruntime==1.31.1 numpy lit torch-mlir==20261001
+  iree-base-compiler==3.13.0 iree-base-runtime==3.13.0)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

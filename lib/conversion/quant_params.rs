@@ -2,13 +2,15 @@
 //! them, and emitting the torch sequences that make quantization explicit.
 //!
 //! A scale with one element is per-tensor; a 1-D scale with more is per-axis along
-//! `axis`. Per-axis parameters stay tensors (`_make_per_channel_quantized_tensor`,
-//! `quantize_per_channel`): they are never reduced to per-tensor, and the axis is kept.
+//! `axis`. Per-axis parameters stay tensors (`_make_per_channel_quantized_tensor`, and
+//! the per-axis quantization arithmetic, see `per_channel_integers`): they are never
+//! reduced to per-tensor, and the axis is kept.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::{Binder, tensor_type_of};
+use super::quantization::cast;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
@@ -341,6 +343,9 @@ pub fn quantize<'c, 'a>(
             let zp = zero_point_int(b, p)?;
             b.aten_tensor("quantize_per_tensor", &[x, scale, zp, dtype], &qtype)?
         }
+        Some(axis) if p.storage != DType::I32 => {
+            return per_channel_integers(b, x, x_type, p, axis);
+        }
         Some(axis) => {
             let zp = zero_point_tensor(b, p)?;
             let axis = b.int(axis)?;
@@ -352,4 +357,63 @@ pub fn quantize<'c, 'a>(
         }
     };
     b.aten_tensor("int_repr", &[q], &x_type.with_dtype(p.storage))
+}
+
+/// Per-axis quantization to 8 bits, written as the arithmetic ONNX defines:
+/// `saturate(round(x / scale[c]) + zero_point[c])`, with scale and zero point reshaped to
+/// broadcast along `axis`. torch-mlir (and so IREE) has no lowering of
+/// `quantize_per_channel`, and these ops compute the same integers as qlower's quantize
+/// kernel: the f32 quotient, rounded half to even, plus the zero point (exact in f32
+/// below 2^24; beyond that both saturate). The quantization stays explicit: the
+/// integers feed `_make_per_channel_quantized_tensor` (with the same scales, zero points
+/// and axis) and `dequantize.self`. On a constant weight, fold-constants turns these
+/// ops into the integer literal, the form a QOperator model stores.
+fn per_channel_integers<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    p: &QuantParams<'c, 'a>,
+    axis: i64,
+) -> Result<Value<'c, 'a>> {
+    let (lo, hi) = match p.storage {
+        DType::U8 => (0.0, 255.0),
+        DType::I8 => (-128.0, 127.0),
+        other => bail!("per-axis quantization to {other} is not supported"),
+    };
+    let Some(rank) = x_type.rank() else {
+        bail!("per-axis quantization of a tensor of unknown rank");
+    };
+    let mut shape = vec![1i64; rank];
+    let Some(dim) = usize::try_from(axis).ok().and_then(|a| shape.get_mut(a)) else {
+        bail!("axis {axis} is out of range for rank {rank}");
+    };
+    *dim = p.length as i64;
+    let floats = TensorType::known(DType::F32, &shape);
+    let dims = b.int_list(&shape)?;
+    let mut scale = b.aten_tensor(
+        "reshape",
+        &[p.scale, dims],
+        &TensorType::known(p.scale_type.dtype.unwrap_or(DType::F32), &shape),
+    )?;
+    if p.scale_type.dtype != Some(DType::F32) {
+        scale = cast(b, scale, &floats)?;
+    }
+    let zp = zero_point_tensor(b, p)?;
+    let zp = b.aten_tensor(
+        "reshape",
+        &[zp, dims],
+        &TensorType::known(p.storage, &shape),
+    )?;
+    let zp = cast(b, zp, &floats)?;
+    let f = x_type.with_dtype(DType::F32);
+    let q = b.aten_tensor("div.Tensor", &[x, scale], &f)?;
+    let q = b.aten_tensor("round", &[q], &f)?;
+    let one = b.int(1)?;
+    let q = b.aten_tensor("add.Tensor", &[q, zp, one], &f)?;
+    let (lo, hi) = (b.float(lo)?, b.float(hi)?);
+    let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;
+    // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
+    // f32 to si32 and the truncation of si32 to the 8-bit type are exact here.
+    let q = cast(b, q, &x_type.with_dtype(DType::I32))?;
+    cast(b, q, &x_type.with_dtype(p.storage))
 }

@@ -1,10 +1,19 @@
 //! `canonicalize-quant`: simplifications of the quantized form that never lose a
 //! quantization op's meaning.
-//! - `_make_per_tensor_quantized_tensor(int_repr(quantize_per_tensor(x, s, z, d)), s, z)`
-//!   is `quantize_per_tensor(x, s, z, d)`; likewise per channel. Only when the
-//!   parameters are provably identical: otherwise the pair requantizes.
 //! - `item` of a one-element literal becomes a `torch.constant`.
+//! - A strided 1×1 convolution of a dequantized tensor subsamples the integers first and
+//!   convolves with stride 1 (see strided_pointwise_conv.rs: IREE's form).
+//! - A max pool of `ui8` integers pools their f32 values (see unsigned_max_pool.rs:
+//!   torch-mlir compares integers as signed).
 //! - Duplicate literals, constants and constant lists are merged (see merge.rs).
+//!
+//! `collapse-quant-round-trips` (`collapse_quant_round_trips`), for the CPU pipelines
+//! only: `_make_per_tensor_quantized_tensor(int_repr(quantize_per_tensor(x, s, z, d)),
+//! s, z)` is `quantize_per_tensor(x, s, z, d)`; likewise per channel. Only when the
+//! parameters are provably identical: otherwise the pair requantizes. The default
+//! `torch` form keeps the round trip: it is the form torch-mlir's ONNX importer writes,
+//! and torch-mlir's `torch-fuse-quantized-ops` crashes on a `quantize_*` that feeds
+//! `dequantize.self` directly.
 
 use std::rc::Rc;
 
@@ -25,9 +34,34 @@ use crate::runtime::ir_values::result_type;
 const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
-    let log = Rc::new(FailureLog::default());
-    let mut patterns = Vec::new();
-    let rules: [(&str, &[&str], Box<rewrite::PatternFn>); 3] = [
+    let mut rules: Vec<Rule> = vec![
+        (
+            "torch.aten.item",
+            &["torch.constant.int", "torch.constant.float"],
+            Box::new(item_of_literal),
+        ),
+        (
+            super::strided_pointwise_conv::ROOT,
+            super::strided_pointwise_conv::GENERATED,
+            Box::new(super::strided_pointwise_conv::rewrite),
+        ),
+    ];
+    for root in super::unsigned_max_pool::ROOTS {
+        rules.push((
+            root,
+            super::unsigned_max_pool::GENERATED,
+            Box::new(super::unsigned_max_pool::rewrite),
+        ));
+    }
+    apply(context, module, rules)?;
+    super::merge::merge_duplicates(context, module);
+    Ok(())
+}
+
+/// Collapses `_make_*(int_repr(quantize_*(x)))` round trips into `quantize_*(x)`, the
+/// form `fuse-for-cpu` matches (see the module comment).
+pub fn collapse_quant_round_trips(context: &Context, module: &mut Module) -> Result<()> {
+    let rules: Vec<Rule> = vec![
         (
             "torch.aten._make_per_tensor_quantized_tensor",
             &[],
@@ -38,12 +72,20 @@ pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> 
             &[],
             Box::new(|_, op, r| round_trip(op, r, "torch.aten.quantize_per_channel")),
         ),
-        (
-            "torch.aten.item",
-            &["torch.constant.int", "torch.constant.float"],
-            Box::new(item_of_literal),
-        ),
     ];
+    apply(context, module, rules)
+}
+
+/// A rewrite: its root op, the ops it may create, and its body.
+type Rule = (
+    &'static str,
+    &'static [&'static str],
+    Box<rewrite::PatternFn>,
+);
+
+fn apply(context: &Context, module: &mut Module, rules: Vec<Rule>) -> Result<()> {
+    let log = Rc::new(FailureLog::default());
+    let mut patterns = Vec::new();
     for (root, generated, body) in rules {
         patterns.push(rewrite::op_pattern(
             context,
@@ -54,9 +96,7 @@ pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> 
             body,
         ));
     }
-    rewrite::apply_greedily(context, module, patterns)?;
-    super::merge::merge_duplicates(context, module);
-    Ok(())
+    rewrite::apply_greedily(context, module, patterns)
 }
 
 /// `make(int_repr(quantize(x, params..., dtype)), params...)` → `quantize(...)`. The

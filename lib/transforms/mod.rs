@@ -13,9 +13,11 @@ pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
 mod side_effects;
+mod strided_pointwise_conv;
+mod unsigned_max_pool;
 mod walk;
 
-pub use canonicalize_quant::canonicalize_quant;
+pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
 pub use cpu_fusion::fuse_for_cpu;
 pub use dce::dce;
 pub use fold_constants::fold_constants;

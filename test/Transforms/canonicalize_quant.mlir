@@ -1,7 +1,16 @@
-// canonicalize-quant: the round trip make(int_repr(quantize(x, params)), params) is the
-// quantize op itself, but only with provably identical parameters; duplicate literals
-// and constants merge; item of a literal becomes a torch.constant.
-// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s
+// collapse-quant-round-trips (the CPU pipelines only): the round trip
+// make(int_repr(quantize(x, params)), params) is the quantize op itself, but only with
+// provably identical parameters. canonicalize-quant: duplicate literals and constants
+// merge; item of a literal becomes a torch.constant; the round trip stays (the form
+// torch-mlir's importer writes, which torch-mlir and IREE compile).
+// RUN: qlower-opt --collapse-quant-round-trips --canonicalize-quant --dce %s | FileCheck %s
+// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s --check-prefix=KEEP
+
+// KEEP-LABEL: func.func @round_trip_same
+// KEEP: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// KEEP: %[[I:.+]] = "torch.aten.int_repr"(%[[Q]])
+// KEEP: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[I]],
+// KEEP: "torch.aten.dequantize.self"(%[[M]])
 
 // Identical parameters: the same SSA values, equal constants, or item of the same
 // literal value.

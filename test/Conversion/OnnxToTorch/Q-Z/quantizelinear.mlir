@@ -12,17 +12,30 @@ func.func @test_quantizelinear_per_tensor(%x: !torch.vtensor<[6],f32>, %s: !torc
 // CHECK: %[[R:.+]] = "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[6],!torch.quint8>) -> !torch.vtensor<[6],ui8>
 // CHECK: return %[[R]]
 
-// Per-axis with a negative axis: quantize_per_channel keeps the scale and zero point
-// tensors and the normalized axis.
+// Per-axis with a negative axis: the arithmetic ONNX defines, with the scale and zero
+// point tensors reshaped along the normalized axis (1) — saturate(round(x / s) + z),
+// converted through si32 (torch-mlir converts f32 to ui8 as to si8) —
+// because torch-mlir has no lowering of quantize_per_channel; the integers then feed
+// _make_per_channel_quantized_tensor wherever a DequantizeLinear reads them.
 // CHECK-LABEL: func.func @test_quantizelinear_per_axis_negative(
+// CHECK-NOT: quantize_per_channel
+// CHECK: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(
+// CHECK: %[[S:.+]] = "torch.aten.reshape"(%arg1, %[[SHAPE]]) : {{.+}} -> !torch.vtensor<[1,3,1],f32>
+// CHECK: %[[Z:.+]] = "torch.aten.reshape"(%arg2, %[[SHAPE]]) : {{.+}} -> !torch.vtensor<[1,3,1],si8>
+// CHECK: %[[ZF:.+]] = "torch.aten.to.dtype"(%[[Z]], {{.+}} -> !torch.vtensor<[1,3,1],f32>
+// CHECK: %[[D:.+]] = "torch.aten.div.Tensor"(%arg0, %[[S]])
+// CHECK: %[[R:.+]] = "torch.aten.round"(%[[D]])
+// CHECK: %[[A:.+]] = "torch.aten.add.Tensor"(%[[R]], %[[ZF]],
+// CHECK: %[[LO:.+]] = "torch.constant.float"() {value = -1.280000e+02 : f64}
+// CHECK: %[[HI:.+]] = "torch.constant.float"() {value = 1.270000e+02 : f64}
+// CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[A]], %[[LO]], %[[HI]])
+// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3,4],si32>
+// CHECK: %[[I:.+]] = "torch.aten.to.dtype"(%[[W]], {{.+}} -> !torch.vtensor<[2,3,4],si8>
+// CHECK: return %[[I]]
 func.func @test_quantizelinear_per_axis_negative(%x: !torch.vtensor<[2,3,4],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = -2 : si64} : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8>
   return %0 : !torch.vtensor<[2,3,4],si8>
 }
-// CHECK: %[[DT:.+]] = "torch.constant.int"() {value = 12 : i64}
-// CHECK: %[[AX:.+]] = "torch.constant.int"() {value = 1 : i64}
-// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_channel"(%arg0, %arg1, %arg2, %[[AX]], %[[DT]]) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>, !torch.int, !torch.int) -> !torch.vtensor<[2,3,4],!torch.qint8>
-// CHECK: "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[2,3,4],!torch.qint8>) -> !torch.vtensor<[2,3,4],si8>
 
 // Without a zero point the output is uint8 with zero point 0.
 // CHECK-LABEL: func.func @test_quantizelinear_default_zero_point(

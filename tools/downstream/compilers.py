@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Downstream compilers take qlower's default output (`--emit torch`) for whole models.
+
+    compilers.py --qlower QLOWER [--iree-bin DIR] [--torch-mlir-opt PATH] [--resnet]
+                 [--only SUBSTRING] [--work DIR]
+
+For every end-to-end model of the suite (the repository's test models, the QOperator CNN
+and MLP models of `tools/differential/qoperator_models.py` quantized by ONNX Runtime, the
+ResNet-18-shaped model of `make_resnet18.py` in QOperator and QDQ form, a dynamic
+MatMulInteger model and a per-axis QuantizeLinear/DequantizeLinear pair):
+
+1. `qlower MODEL --emit torch` (the default form);
+2. torch-mlir: `torch-mlir-opt --torch-function-to-torch-backend-pipeline
+   --torch-backend-to-linalg-on-tensors-backend-pipeline` must reach linalg;
+3. IREE: `iree-compile --iree-input-type=torch --iree-hal-target-device=local
+   --iree-hal-local-target-device-backends=llvm-cpu`, then `iree-run-module` on random
+   inputs; its outputs must equal `qlower run`'s within one quantization step. IREE's
+   integers are signless (uint8 comes back as int8), so integer outputs are compared as
+   the bit patterns of qlower's type.
+
+IREE is a test-only dependency that `tools/setup.sh` installs into the test venv; if it is
+missing this script fails (it never skips). Prints one table row per model and exits 1 if
+any model fails. A test driver, not part of the product.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
+
+import make_resnet18  # noqa: E402
+import qoperator_models  # noqa: E402
+import run as differential  # noqa: E402
+
+TIMEOUT = 900
+
+# The repository's end-to-end models (hostile and error-path inputs are not models).
+REPO_MODELS = [
+    "examples/quantized_conv.onnx",
+    "test/Backend/Inputs/cnn_pt_quint8.onnx",
+    "test/Backend/Inputs/cnn_pc_qint8.onnx",
+    "test/Backend/Inputs/mlp_pc_quint8.onnx",
+    "test/Transforms/Inputs/qdq_cnn.onnx",
+    "test/Transforms/Inputs/qat_conv_const.onnx",
+    "test/Transforms/Inputs/bias_add_reshape.onnx",
+    "test/Transforms/Inputs/dynamic_quant_const.onnx",
+    "test/Runtime/Inputs/qdq_roundtrip.onnx",
+    "test/Runtime/Inputs/shared_outputs.onnx",
+    "test/Import/Inputs/qdq_per_axis.onnx",
+    "test/Import/Inputs/qlinearconv_per_channel.onnx",
+    "test/CLI/Inputs/quantize/mlp.onnx",
+]
+
+# Models that are known not to compile, with the error they must still fail with (so a
+# fix downstream is noticed: the model then passes and must leave this list).
+KNOWN_FAILURES = {
+    # A uint8 constant as a graph output: torch-mlir's canonicalizer folds
+    # from_builtin_tensor(arith.constant : i8) back into a torch.vtensor.literal that it
+    # then infers as si8, not ui8 (the same in IREE's torch input pipeline). Any ui8
+    # literal that is returned hits it; ui8 literals that ops read are fine.
+    "dynamic_quant_const": "op inferred type(s) '!torch.vtensor<[],si8>' are incompatible",
+}
+
+NP_OF = {
+    TensorProto.FLOAT: np.float32,
+    TensorProto.UINT8: np.uint8,
+    TensorProto.INT8: np.int8,
+    TensorProto.INT32: np.int32,
+    TensorProto.INT64: np.int64,
+}
+
+
+def per_axis_pair(dtype):
+    """A per-axis QuantizeLinear/DequantizeLinear pair on a run-time activation."""
+    scales = np.array([0.02, 0.05, 0.1], np.float32)
+    zps = np.array([-3, 0, 7] if dtype == np.int8 else [120, 128, 135], dtype)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, name="q"),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1, name="dq"),
+    ]
+    graph = helper.make_graph(
+        nodes, "per_axis_pair",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4, 4])],
+        [numpy_helper.from_array(scales, "s"), numpy_helper.from_array(zps, "z")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def resnet18_qdq(work, rng):
+    """The ResNet-18-shaped model quantized by ONNX Runtime in QDQ form, per channel."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    src = os.path.join(work, "resnet18.float.onnx")
+    dst = os.path.join(work, "resnet18_qdq.onnx")
+    onnx.save(make_resnet18.resnet18(size=224, seed=0), src)
+    reader = qoperator_models.RandomReader(rng, "input", [1, 3, 224, 224])
+    quantize_static(src, dst, reader, quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    q = onnx.load(dst)
+    q.ir_version = 10
+    return q
+
+
+def models(work, resnet):
+    """(label, path) pairs of every model to compile."""
+    out = [(os.path.splitext(os.path.basename(p))[0], os.path.join(REPO, p)) for p in REPO_MODELS]
+    rng = np.random.default_rng(1)
+    generated = [(label, m) for label, m, _ in qoperator_models.quantized_models(rng, work, resnet)]
+    generated.append(("dynamic_matmulinteger", differential.gen_dynamic_matmul(rng)[0]))
+    generated.append(("qdq_conv", differential.gen_qdq_conv(rng)[0]))
+    generated.append(("per_axis_pair_int8", per_axis_pair(np.int8)))
+    generated.append(("per_axis_pair_uint8", per_axis_pair(np.uint8)))
+    if resnet:
+        generated.append(("resnet18_qdq", resnet18_qdq(work, rng)))
+    for label, model in generated:
+        path = os.path.join(work, f"{label}.onnx")
+        onnx.save(model, path)
+        out.append((label, path))
+    return out
+
+
+def random_inputs(model_path, work, label, rng):
+    """Random run-time inputs for the model's graph inputs, in order: (name, .npy path)."""
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    feeds = []
+    for i, inp in enumerate(x for x in model.graph.input if x.name not in inits):
+        t = inp.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else 1 for d in t.shape.dim]
+        dtype = NP_OF.get(t.elem_type)
+        if dtype is None:
+            raise RuntimeError(f"input {inp.name}: element type {t.elem_type} has no generator")
+        if np.issubdtype(dtype, np.floating):
+            value = rng.normal(0.0, 1.0, dims).astype(dtype)
+        else:
+            info = np.iinfo(dtype)
+            value = rng.integers(max(info.min, -128), min(info.max, 255) + 1, dims).astype(dtype)
+        path = os.path.join(work, f"{label}.in{i}.npy")
+        np.save(path, value)
+        feeds.append((inp.name, path))
+    return feeds
+
+
+def step_of(model_path):
+    """One quantization step of the model's float results: the largest per-tensor scale
+    the model quantizes or dequantizes with (an upper bound on any one step), or None for
+    a model without quantization parameters."""
+    model = onnx.load(model_path, load_external_data=False)
+    scales = []
+    for init in model.graph.initializer:
+        if "scale" in init.name and init.data_type == TensorProto.FLOAT:
+            a = numpy_helper.to_array(init)
+            if a.size == 1:
+                scales.append(float(a.reshape(-1)[0]))
+    for node in model.graph.node:
+        if node.op_type == "DynamicQuantizeLinear":
+            # Its scale is computed at run time: (max - min) / 255 of a normal sample.
+            scales.append(16.0 / 255.0)
+    return max(scales) if scales else None
+
+
+def run(cmd):
+    """(ok, the end of stderr)."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {TIMEOUT}s"
+    if p.returncode != 0:
+        lines = [ln for ln in p.stderr.splitlines() if "error" in ln] or p.stderr.splitlines()
+        return False, (lines[0] if lines else f"exit {p.returncode}")[:300]
+    return True, ""
+
+
+def compare(label, model_path, mlir, q_dir, iree_outs):
+    """The largest difference over every output, in units of the output's integer type or
+    of one quantization step for float outputs; raises on a mismatch."""
+    names = [o.name for o in onnx.load(model_path, load_external_data=False).graph.output]
+    if len(names) != len(iree_outs):
+        raise AssertionError(f"{len(names)} outputs but IREE wrote {len(iree_outs)}")
+    model = onnx.load(model_path, load_external_data=False)
+    # An output a DequantizeLinear writes is measured in its own step; others in the
+    # largest step of the model.
+    own = qoperator_models.dequantize_params(model)
+    step = step_of(model_path)
+    worst = 0.0
+    for name, path in zip(names, iree_outs):
+        want = np.load(os.path.join(q_dir, f"{name}.npy"))
+        got = np.load(path)
+        if got.shape != want.shape:
+            raise AssertionError(f"{name}: IREE shape {got.shape}, qlower {want.shape}")
+        if np.issubdtype(want.dtype, np.integer):
+            if got.dtype.itemsize != want.dtype.itemsize:
+                raise AssertionError(f"{name}: IREE {got.dtype}, qlower {want.dtype}")
+            got = got.view(want.dtype)  # signless integers: the same bits
+            diff = np.abs(got.astype(np.int64) - want.astype(np.int64))
+            d, limit = float(diff.max(initial=0)), 1.0
+        else:
+            diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+            if name in own:
+                unit = float(own[name][0])
+            elif step is not None:
+                unit = step
+            else:
+                unit = 1e-5 * max(1.0, float(np.abs(want).max(initial=0)))
+            d, limit = float(diff.max(initial=0)) / unit, 1.0 + 1e-3
+            if np.isnan(got).any() != np.isnan(want).any():
+                raise AssertionError(f"{name}: NaN in one result only")
+        if d > limit:
+            raise AssertionError(f"{name}: max difference {d:.3g} steps")
+        worst = max(worst, d)
+    return worst
+
+
+def one(args, work, label, path, rng):
+    """(torch-mlir result, IREE result, max difference, ok)."""
+    mlir = os.path.join(work, f"{label}.torch.mlir")
+    ok, err = run([args.qlower, path, "--emit", "torch", "-o", mlir])
+    if not ok:
+        return f"qlower failed: {err}", "-", "-", False
+    ok, err = run([args.torch_mlir_opt, "--torch-function-to-torch-backend-pipeline",
+                   "--torch-backend-to-linalg-on-tensors-backend-pipeline", mlir,
+                   "-o", os.path.join(work, f"{label}.linalg.mlir")])
+    torch_mlir = "linalg" if ok else f"FAILED: {err}"
+    all_ok = ok
+    vmfb = os.path.join(work, f"{label}.vmfb")
+    ok, err = run([os.path.join(args.iree_bin, "iree-compile"), "--iree-input-type=torch",
+                   "--iree-hal-target-device=local",
+                   "--iree-hal-local-target-device-backends=llvm-cpu", mlir, "-o", vmfb])
+    if not ok:
+        return torch_mlir, f"compile FAILED: {err}", "-", False
+    feeds = random_inputs(path, work, label, rng)
+    q_dir = os.path.join(work, f"{label}.qlower")
+    cmd = [args.qlower, "run", path, "--out-dir", q_dir, "--threads", "1"]
+    for name, f in feeds:
+        cmd += ["-i", f"{name}={f}"]
+    ok, err = run(cmd)
+    if not ok:
+        return torch_mlir, f"qlower run FAILED: {err}", "-", False
+    with open(mlir) as f:
+        m = re.search(r"func\.func @([\w$.-]+)\(", f.read())
+    if m is None:
+        return torch_mlir, "no function in the output", "-", False
+    outputs = onnx.load(path, load_external_data=False).graph.output
+    iree_outs = [os.path.join(work, f"{label}.iree{i}.npy") for i in range(len(outputs))]
+    cmd = [os.path.join(args.iree_bin, "iree-run-module"), f"--module={vmfb}",
+           "--device=local-task", f"--function={m.group(1)}"]
+    cmd += [f"--input=@{f}" for _, f in feeds]
+    cmd += [f"--output=@{f}" for f in iree_outs]
+    ok, err = run(cmd)
+    if not ok:
+        return torch_mlir, f"run FAILED: {err}", "-", False
+    try:
+        worst = compare(label, path, mlir, q_dir, iree_outs)
+    except AssertionError as e:
+        return torch_mlir, f"runs, DIFFERS: {e}", "-", False
+    return torch_mlir, "runs, equal", f"{worst:.3g}", all_ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qlower", required=True)
+    ap.add_argument("--iree-bin",
+                    default=os.environ.get("QLOWER_IREE_BIN", os.path.join(REPO, ".venv", "bin")),
+                    help="the directory holding iree-compile and iree-run-module "
+                         "(default $QLOWER_IREE_BIN, else the test venv's)")
+    ap.add_argument("--torch-mlir-opt", default=os.path.join(REPO, ".venv", "bin", "torch-mlir-opt"))
+    ap.add_argument("--resnet", action="store_true", help="add the ResNet-18-shaped models")
+    ap.add_argument("--only", help="only models whose label contains this")
+    ap.add_argument("--work", help="keep the files in this directory")
+    args = ap.parse_args()
+    for tool in ("iree-compile", "iree-run-module"):
+        if shutil.which(os.path.join(args.iree_bin, tool)) is None:
+            print(f"FAIL: {tool} is not in {args.iree_bin}: run tools/setup.sh "
+                  "(it installs iree-base-compiler and iree-base-runtime into the test venv)")
+            return 1
+    work = args.work or tempfile.mkdtemp(prefix="qlower-downstream-")
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(7)
+    failures = known_failures = 0
+    rows = []
+    for label, path in models(work, args.resnet):
+        if args.only and args.only not in label:
+            continue
+        torch_mlir, iree, diff, ok = one(args, work, label, path, rng)
+        known = KNOWN_FAILURES.get(label)
+        if known is not None:
+            if ok:
+                ok = False
+                iree += " (listed in KNOWN_FAILURES: remove it)"
+            elif known in torch_mlir or known in iree:
+                ok = True
+                known_failures += 1
+                torch_mlir, iree = f"known failure: {torch_mlir}", f"known failure: {iree}"
+        failures += not ok
+        rows.append((label, torch_mlir, iree, diff))
+        print(f"| {label} | {torch_mlir} | {iree} | {diff} |", flush=True)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    passed = len(rows) - failures - known_failures
+    print(f"{passed} of {len(rows)} models compile with torch-mlir and IREE and IREE equals "
+          f"qlower run; {known_failures} known failures (KNOWN_FAILURES); {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
