@@ -29,6 +29,7 @@ mod matmul;
 mod normalization;
 mod pad;
 mod quantization;
+mod range;
 mod reductions;
 mod reshape;
 mod resize;
@@ -118,6 +119,7 @@ pub(crate) fn register(r: &mut Registry) {
     pad::register(r);
     resize::register(r);
     expand::register(r);
+    range::register(r);
     layout::register(r);
     normalization::register(r);
     reductions::register(r);
