@@ -44,6 +44,9 @@ impl StepKernel {
 
 pub(super) struct Step {
     pub op: String,
+    /// How errors name the step: `node 'Reshape_3' (torch.aten.reshape)` when the op
+    /// kept its ONNX node's name, so a bad value met at run time names its node.
+    pub label: String,
     pub kernel: StepKernel,
     pub args: Vec<usize>,
     pub results: Vec<usize>,
@@ -249,6 +252,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     };
     b.steps.push(Step {
         op: name.to_string(),
+        label: describe(op, name),
         kernel,
         args,
         results,
