@@ -80,7 +80,11 @@ pub fn scalar<'c, 'a>(
     let Some(dtype) = ty.dtype else {
         bail!("input '{name}' has an unknown element type");
     };
-    if ty.shape.as_ref().is_some_and(|s| s.iter().any(|d| *d != Some(1))) {
+    if ty
+        .shape
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|d| *d != Some(1)))
+    {
         bail!("input '{name}' must hold one element, but is {ty}");
     }
     if let Some(data) = b.constant_input(i) {

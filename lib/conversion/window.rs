@@ -112,7 +112,11 @@ pub fn same_pads_at_run_time<'c, 'a>(
         let two = t.int(2)?;
         let small = t.aten("floordiv.int", &[total, two], int)?;
         let large = t.aten("sub.int", &[total, small], int)?;
-        per_axis.push(if upper { (small, large) } else { (large, small) });
+        per_axis.push(if upper {
+            (small, large)
+        } else {
+            (large, small)
+        });
         padded.push(None);
     }
     let mut list = Vec::with_capacity(2 * n);

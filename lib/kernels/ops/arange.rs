@@ -79,7 +79,15 @@ mod tests {
 
     fn arange(start: Value, end: Value, step: Value, dtype: DType) -> anyhow::Result<Data> {
         let code = Value::Int(dtype.torch_scalar_type());
-        let args = [start, end, step, code, Value::None, Value::None, Value::None];
+        let args = [
+            start,
+            end,
+            step,
+            code,
+            Value::None,
+            Value::None,
+            Value::None,
+        ];
         run1("aten.arange.start_step", &args, unknown()).map(|t| t.data.clone())
     }
 
@@ -95,9 +103,19 @@ mod tests {
 
     #[test]
     fn float_ranges_take_the_ceiling_of_the_count() {
-        let r = arange(Value::Float(0.5), Value::Float(3.0), Value::Float(1.0), DType::F32);
+        let r = arange(
+            Value::Float(0.5),
+            Value::Float(3.0),
+            Value::Float(1.0),
+            DType::F32,
+        );
         assert_eq!(r.unwrap(), Data::F32(vec![0.5, 1.5, 2.5]));
-        let r = arange(Value::Float(0.0), Value::Int(1), Value::Float(0.25), DType::F64);
+        let r = arange(
+            Value::Float(0.0),
+            Value::Int(1),
+            Value::Float(0.25),
+            DType::F64,
+        );
         assert_eq!(r.unwrap(), Data::F64(vec![0.0, 0.25, 0.5, 0.75]));
     }
 
@@ -105,9 +123,19 @@ mod tests {
     fn zero_steps_and_huge_ranges_are_refused() {
         let e = arange(Value::Int(0), Value::Int(4), Value::Int(0), DType::I64).unwrap_err();
         assert!(e.to_string().contains("step of the range is 0"), "{e}");
-        let e = arange(Value::Float(0.0), Value::Float(1e300), Value::Float(1e-300), DType::F32);
+        let e = arange(
+            Value::Float(0.0),
+            Value::Float(1e300),
+            Value::Float(1e-300),
+            DType::F32,
+        );
         assert!(e.is_err());
-        let e = arange(Value::Int(i64::MIN), Value::Int(i64::MAX), Value::Int(1), DType::I64);
+        let e = arange(
+            Value::Int(i64::MIN),
+            Value::Int(i64::MAX),
+            Value::Int(1),
+            DType::I64,
+        );
         assert!(e.is_err());
     }
 }

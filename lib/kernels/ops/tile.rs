@@ -73,10 +73,7 @@ mod tests {
         let x = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
         let t = run1("aten.tile", &[x.clone(), ints(&[1, 2])], unknown()).unwrap();
         assert_eq!(t.shape, vec![2, 4]);
-        assert_eq!(
-            f32_values(&t),
-            vec![1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]
-        );
+        assert_eq!(f32_values(&t), vec![1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
         let t = run1("aten.tile", &[x.clone(), ints(&[2, 1])], unknown()).unwrap();
         assert_eq!(f32_values(&t), vec![1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]);
         let t = run1("aten.tile", &[x.clone(), ints(&[0, 3])], unknown()).unwrap();
