@@ -19,14 +19,19 @@ pub fn register(r: &mut Registry) {
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
 
 /// `aten.broadcast_to(input, sizes)`. ONNX broadcasts both ways (a 1 in `shape` keeps
-/// the input's dimension), torch only one way, so each size is the result's when the
-/// type knows it, else `shape[k]`, or the input's size where `shape[k]` is 1:
+/// the input's dimension), torch only one way, so the sizes are the result's when the
+/// type knows them all, else each is `shape[k]`, or the input's size where `shape[k]`
+/// is 1:
 /// `s + (s == 1) * (size - 1)`. The kernel refuses sizes that do not broadcast.
 fn expand<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     let x = b.input(0, "input")?;
     let x_dims = dims_of(&b.input_type(0, "input")?, "input")?;
     let result = b.result_type(0)?;
     let out_dims = dims_of(&result, "the result")?;
+    if let Some(sizes) = result.static_dims() {
+        let list = t.int_list(&sizes)?;
+        return Ok(vec![t.aten_tensor("broadcast_to", &[x, list], &result)?]);
+    }
     let shape = int_entries(b, t, 1, "shape")?;
     let rank = out_dims.len();
     if rank != shape.len().max(x_dims.len()) {
@@ -48,6 +53,8 @@ fn expand<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
             (Some(d), _, _) => t.int(*d)?,
             (None, Some(s), None) => s,
             (None, None, Some(j)) => size_of(t, x, j)?,
+            // A known 1 in the input broadcasts to whatever the shape says.
+            (None, Some(s), Some(j)) if x_dims[j] == Some(1) => s,
             (None, Some(s), Some(j)) => {
                 let one = t.int(1)?;
                 let is_one = t.aten("eq.int", &[s, one], t.torch_type("bool")?)?;

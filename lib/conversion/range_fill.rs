@@ -43,7 +43,7 @@ fn range<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a
         dtype,
         DType::F32 | DType::F64 | DType::I16 | DType::I32 | DType::I64
     ) {
-        bail!("element type {dtype} is not one Range takes (f32, f64, i16, i32, i64)");
+        bail!("element type {dtype} is not one Range takes (FLOAT, DOUBLE, INT16, INT32, INT64)");
     }
     if let Some(delta) = b.constant_input(2).and_then(|d| d.to_f64_vec())
         && delta.first() == Some(&0.0)

@@ -86,3 +86,20 @@ func.func @test_slice_whole(%arg0: !torch.vtensor<[4,6],f32>) -> !torch.vtensor<
 }
 // CHECK-NOT: torch.aten
 // CHECK: return %arg0
+
+// Starts and ends known only at run time (T5's attention slices): read with item into
+// slice.Tensor, which clamps them into the axis as ONNX does.
+// CHECK-LABEL: func.func @test_slice_run_time_bounds(
+func.func @test_slice_run_time_bounds(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[4,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %a = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %arg1, %a) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[4,?],f32>
+  return %0 : !torch.vtensor<[4,?],f32>
+}
+// CHECK: %[[START:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[PICKED:.+]] = "torch.aten.select.int"(%arg1, {{.*}}) : (!torch.vtensor<[1],si64>, !torch.int, !torch.int) -> !torch.vtensor<[],si64>
+// CHECK: %[[END:.+]] = "torch.aten.item"(%[[PICKED]]) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[STEP:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[AXIS:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Y:.+]] = "torch.aten.slice.Tensor"(%arg0, %[[AXIS]], %[[START]], %[[END]], %[[STEP]]) : (!torch.vtensor<[4,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[4,?],f32>
+// CHECK: return %[[Y]]
