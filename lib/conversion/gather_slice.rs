@@ -163,14 +163,14 @@ fn slice_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c,
 }
 
 /// Slice-10 and later: `starts`, `ends`, `axes` and `steps` are inputs. Constants are
-/// checked and planned here; starts, ends and steps known only at run time go to
-/// `slice.Tensor` as `!torch.int`s (axes must still be constants).
+/// checked and planned here; values known only at run time go to `slice.Tensor` as
+/// `!torch.int`s.
 fn slice<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     for (i, name) in [(1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")] {
         await_constant(b, i, name)?;
     }
     let known = |i: usize| !b.has_input(i) || b.constant_input(i).is_some();
-    if !(known(1) && known(2) && known(4)) {
+    if !(known(1) && known(2) && known(3) && known(4)) {
         return slice_at_run_time(b, t);
     }
     let starts = const_ints(b, 1, "starts")?;
@@ -180,8 +180,8 @@ fn slice<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a
     lower_slice(b, t, SliceArgs::new(starts, ends, axes, steps))
 }
 
-/// Slice with starts, ends or steps read at run time: one `slice.Tensor` per listed
-/// axis. torch clamps starts and ends into the axis as ONNX does for positive steps;
+/// Slice with starts, ends, axes or steps read at run time: one `slice.Tensor` per
+/// listed axis. torch clamps starts and ends into the axis as ONNX does for positive steps;
 /// a step that turns out 0 or negative is refused by the kernel, naming the node.
 fn slice_at_run_time<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     let x = b.input(0, "data")?;
@@ -195,13 +195,32 @@ fn slice_at_run_time<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lo
     if ends.len() != n {
         bail!("starts has {n} entries but ends has {}", ends.len());
     }
-    let axes = match optional_const_ints(b, 3, "axes") {
-        Ok(Some(a)) if a.len() != n => bail!("axes has {} entries but starts has {n}", a.len()),
-        Ok(Some(a)) => normalize_axes(&a, rank, "axes")?,
-        Ok(None) if n > rank => bail!("starts has {n} entries, but data has rank {rank}"),
-        Ok(None) => (0..n).collect(),
-        Err(e) => bail!("{e}; axes must be constants when starts, ends or steps are not"),
+    // Axes known only at run time are torch dims too (negative ones count from the
+    // back in both); which dimensions change is then unknown until the op runs.
+    let axes_at_run_time = b.has_input(3) && b.constant_input(3).is_none();
+    let axes: Vec<Option<usize>> = if axes_at_run_time {
+        vec![None; n]
+    } else {
+        match optional_const_ints(b, 3, "axes")? {
+            Some(a) if a.len() != n => bail!("axes has {} entries but starts has {n}", a.len()),
+            Some(a) => normalize_axes(&a, rank, "axes")?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None if n > rank => bail!("starts has {n} entries, but data has rank {rank}"),
+            None => (0..n).map(Some).collect(),
+        }
     };
+    let axis_values = match axes_at_run_time {
+        true => int_entries(b, t, 3, "axes")?,
+        false => axes
+            .iter()
+            .map(|a| t.int(a.unwrap_or_default() as i64))
+            .collect::<Result<Vec<_>>>()?,
+    };
+    if axis_values.len() != n {
+        bail!("axes has {} entries but starts has {n}", axis_values.len());
+    }
     if let Some(steps) = b.constant_input(4).and_then(|d| d.to_i64_vec())
         && let Some(bad) = steps.iter().find(|&&s| s <= 0)
     {
@@ -225,17 +244,19 @@ fn slice_at_run_time<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lo
         );
     }
     let mut current = x;
-    for (k, &axis) in axes.iter().enumerate() {
-        dims[axis] = result_dims[axis];
+    for (k, axis) in axes.iter().enumerate() {
+        match axis {
+            Some(a) => dims[*a] = result_dims[*a],
+            None => dims = vec![None; rank],
+        }
         let ty = if k + 1 == n {
             result.clone()
         } else {
             typed(&x_type, dims.clone())
         };
-        let dim = t.int(axis as i64)?;
         current = t.aten_tensor(
             "slice.Tensor",
-            &[current, dim, starts[k], ends[k], steps[k]],
+            &[current, axis_values[k], starts[k], ends[k], steps[k]],
             &ty,
         )?;
     }

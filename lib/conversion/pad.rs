@@ -71,10 +71,10 @@ fn pad<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> 
     lower_pad(b, t, pads, axes, fill)
 }
 
-/// Constant-mode padding whose pads are known only at run time (computed from another
-/// tensor's sizes, as a ResNet exported with NHWC input has): `constant_pad_nd` with
-/// every dimension's begin and end as `!torch.int`s. Negative pads crop, as in ONNX;
-/// the kernel refuses a crop larger than the dimension.
+/// Padding whose pads are known only at run time (computed from another tensor's
+/// sizes, as a ResNet exported with NHWC input has): `constant_pad_nd` (or `aten.pad`
+/// in the other modes) with every dimension's begin and end as `!torch.int`s. Negative
+/// pads crop, as in ONNX; the kernel refuses a crop larger than the dimension.
 fn pad_at_run_time<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
@@ -86,9 +86,16 @@ fn pad_at_run_time<'c, 'a>(
     let rank = dims_of(&x_type, "data")?.len();
     let result = b.result_type(0)?;
     let mode = b.string("mode", "constant")?;
-    if mode != "constant" {
-        bail!("attribute 'mode' is '{mode}', which needs pads known at compile time");
-    }
+    let torch_mode = match mode.as_str() {
+        "constant" => None,
+        "reflect" => Some("reflect"),
+        "edge" => Some("replicate"),
+        "wrap" if b.opset >= 19 => Some("circular"),
+        other => {
+            let wrap = if b.opset >= 19 { ", wrap" } else { "" };
+            bail!("attribute 'mode' is '{other}'; expected constant, reflect, edge{wrap}")
+        }
+    };
     let pads = int_entries(b, t, 1, "pads")?;
     let axes = match axes {
         Some(a) => normalize_axes(&a, rank, "axes")?,
@@ -109,6 +116,17 @@ fn pad_at_run_time<'c, 'a>(
     }
     let list: Vec<_> = (0..rank).rev().flat_map(|i| [begins[i], ends[i]]).collect();
     let list = t.list(&list, "int")?;
+    // The other modes pad every dimension the list covers; the kernel refuses pads the
+    // mode cannot take (negative, or wider than a reflected dimension) when it runs.
+    if let Some(torch_mode) = torch_mode {
+        let mode = str_constant(t, torch_mode)?;
+        let none = t.none()?;
+        return Ok(vec![t.aten_tensor(
+            "pad",
+            &[x, list, mode, none],
+            &result,
+        )?]);
+    }
     let value = fill_value(t, fill, &x_type)?;
     Ok(vec![t.aten_tensor(
         "constant_pad_nd",

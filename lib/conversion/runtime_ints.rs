@@ -41,17 +41,10 @@ pub fn int_entries<'c, 'a>(
     if ty.dtype.is_some_and(|d| !d.is_integer()) {
         bail!("input '{name}' must be an integer tensor, but is {ty}");
     }
-    let len = match ty.shape.as_deref() {
-        Some([]) => return Ok(vec![t.item_int(x)?]),
-        Some([Some(n)]) if *n > MAX_ENTRIES => {
-            bail!("input '{name}' has {n} entries; at most {MAX_ENTRIES} are supported")
-        }
-        Some([Some(n)]) => *n,
-        _ => bail!(
-            "input '{name}' is computed at run time and its length is not known ({ty}); \
-             a 1-D tensor of known length is needed"
-        ),
-    };
+    if ty.shape.as_deref() == Some(&[]) {
+        return Ok(vec![t.item_int(x)?]);
+    }
+    let len = known_length(&ty, name)?;
     let element = TensorType {
         dtype: ty.dtype,
         shape: Some(vec![]),
@@ -64,6 +57,55 @@ pub fn int_entries<'c, 'a>(
         out.push(t.item_int(picked)?);
     }
     Ok(out)
+}
+
+/// The entries of 1-D float input `i` (Resize's scales), each as a `!torch.float`:
+/// constants when the input is one, else `item(select(x, 0, k))`.
+pub fn float_entries<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    i: usize,
+    name: &str,
+) -> Result<Vec<Value<'c, 'a>>> {
+    await_constant(b, i, name)?;
+    let x = b.input(i, name)?;
+    if let Some(data) = b.constant_input(i) {
+        let Some(values) = data.to_f64_vec() else {
+            bail!("input '{name}' of type {} cannot be read", data.dtype);
+        };
+        return values.iter().map(|&v| t.float(v)).collect();
+    }
+    let ty = b.input_type(i, name)?;
+    if ty.dtype.is_some_and(|d| !d.is_float()) {
+        bail!("input '{name}' must be a float tensor, but is {ty}");
+    }
+    let len = known_length(&ty, name)?;
+    let element = TensorType {
+        dtype: ty.dtype,
+        shape: Some(vec![]),
+    };
+    let zero = t.int(0)?;
+    let mut out = Vec::with_capacity(len as usize);
+    for k in 0..len {
+        let at = t.int(k)?;
+        let picked = t.aten_tensor("select.int", &[x, zero, at], &element)?;
+        out.push(t.item_float(picked)?);
+    }
+    Ok(out)
+}
+
+/// The length of 1-D input `name` of type `ty`, which must be known and small.
+fn known_length(ty: &TensorType, name: &str) -> Result<i64> {
+    match ty.shape.as_deref() {
+        Some([Some(n)]) if *n > MAX_ENTRIES => {
+            bail!("input '{name}' has {n} entries; at most {MAX_ENTRIES} are supported")
+        }
+        Some([Some(n)]) => Ok(*n),
+        _ => bail!(
+            "input '{name}' is computed at run time and its length is not known ({ty}); \
+             a 1-D tensor of known length is needed"
+        ),
+    }
 }
 
 /// The one element of scalar input `i` as a `!torch.int` or `!torch.float` (as its

@@ -1,9 +1,9 @@
 // RUN: not qlower-opt --split-input-file --convert-onnx-to-torch %s 2>&1 | FileCheck %s
 
-// CHECK: error: node 'slice_dynamic' (Slice): input 'axes' must be a constant known at compile time; axes must be constants when starts, ends or steps are not
-func.func @runtime_axes(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+// CHECK: error: node 'slice_dynamic' (Slice): input 'starts' is computed at run time and its length is not known (!torch.vtensor<[?],si64>); a 1-D tensor of known length is needed
+func.func @runtime_axes(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[?],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
   %e = "torch.vtensor.literal"() {value = dense<3> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
-  %0 = "torch.operator"(%arg0, %arg1, %e, %arg1) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> loc("slice_dynamic")
+  %0 = "torch.operator"(%arg0, %arg1, %e) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[?],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> loc("slice_dynamic")
   return %0 : !torch.vtensor<[?,?],f32>
 }
 
