@@ -40,8 +40,9 @@ def save(graph, name):
 
 def sequence_model():
     """x [1, 8, L] with L unknown: the shape arithmetic of real models (Shape, Gather,
-    Range, Expand, ConstantOfShape, Tile, Reshape, Slice, Pad, Unsqueeze, Squeeze on computed
-    values) and a SAME_UPPER strided convolution, whose pads depend on L."""
+    Range, Expand, ConstantOfShape, Tile, Reshape, Slice, Pad, Unsqueeze, Squeeze, Split and
+    Resize on computed values) and a SAME_UPPER strided convolution, whose pads depend on
+    L."""
     rng = np.random.default_rng(15)
     w = rng.integers(-2, 3, (8, 8, 3)).astype(np.float32)
     nodes = [
@@ -71,6 +72,16 @@ def sequence_model():
         h.make_node("Slice", ["x", "zero_1d", "end_1d", "axes2"], ["y_slice"], name="slice"),
         h.make_node("Concat", ["zeros5", "len_1d"], ["pads"], name="pads", axis=0),
         h.make_node("Pad", ["x", "pads"], ["y_pad"], name="pad"),
+        h.make_node("Div", ["len", "two"], ["half"], name="half"),
+        h.make_node("Sub", ["len", "half"], ["rest"], name="rest"),
+        h.make_node("Unsqueeze", ["half", "axes0"], ["half_1d"], name="half_1d"),
+        h.make_node("Unsqueeze", ["rest", "axes0"], ["rest_1d"], name="rest_1d"),
+        h.make_node("Concat", ["rest_1d", "half_1d"], ["parts"], name="parts", axis=0),
+        h.make_node("Split", ["x", "parts"], ["y_split_a", "y_split_b"], name="split", axis=2),
+        h.make_node("Mul", ["len", "two"], ["twice"], name="twice"),
+        h.make_node("Unsqueeze", ["twice", "axes0"], ["twice_1d"], name="twice_1d"),
+        h.make_node("Concat", ["one_eight", "twice_1d"], ["sizes"], name="sizes", axis=0),
+        h.make_node("Resize", ["x", "", "", "sizes"], ["y_resize"], name="resize", mode="nearest"),
         # Unsqueeze and Squeeze axes computed at run time: 3, as (L - L) + 3.
         h.make_node("Add", ["nothing", "three"], ["three_rt"], name="three_rt"),
         h.make_node("Unsqueeze", ["three_rt", "axes0"], ["axes_rt"], name="axes_rt"),
@@ -85,7 +96,8 @@ def sequence_model():
     ]
     inits.append(const("three", 3))
     ranks = {"y_reshape": [1, "L", 8]}
-    outs = ["y_expand", "y_conv", "y_fill", "y_tile", "y_reshape", "y_slice", "y_pad", "y_squeeze"]
+    outs = ["y_expand", "y_conv", "y_fill", "y_tile", "y_reshape", "y_slice", "y_pad", "y_squeeze",
+            "y_split_a", "y_split_b", "y_resize"]
     g = h.make_graph(nodes, "dynamic_sequence",
                      [h.make_tensor_value_info("x", T.FLOAT, [1, 8, "L"])],
                      [h.make_tensor_value_info(o, T.FLOAT, ranks.get(o, [1, 8, f"{o}_len"]))
