@@ -41,8 +41,8 @@ def save(graph, name):
 def sequence_model():
     """x [1, 8, L] with L unknown: the shape arithmetic of real models (Shape, Gather,
     Range, Expand, ConstantOfShape, Tile, Reshape, Slice, Pad, Unsqueeze, Squeeze, Split and
-    Resize on computed values) and a SAME_UPPER strided convolution, whose pads depend on
-    L."""
+    Resize on computed values) and SAME strided convolution and pools, whose pads depend
+    on L."""
     rng = np.random.default_rng(15)
     w = rng.integers(-2, 3, (8, 8, 3)).astype(np.float32)
     nodes = [
@@ -82,6 +82,12 @@ def sequence_model():
         h.make_node("Unsqueeze", ["twice", "axes0"], ["twice_1d"], name="twice_1d"),
         h.make_node("Concat", ["one_eight", "twice_1d"], ["sizes"], name="sizes", axis=0),
         h.make_node("Resize", ["x", "", "", "sizes"], ["y_resize"], name="resize", mode="nearest"),
+        h.make_node("MaxPool", ["x"], ["y_maxpool"], name="maxpool_same", auto_pad="SAME_UPPER",
+                    kernel_shape=[4], strides=[3]),
+        # Counting the padding keeps every average one division, as ORT's, so the bytes
+        # match; the other form is tested in Conversion/OnnxToTorch/A-F/averagepool.mlir.
+        h.make_node("AveragePool", ["x"], ["y_avgpool"], name="avgpool_same",
+                    auto_pad="SAME_LOWER", kernel_shape=[3], strides=[2], count_include_pad=1),
         # Unsqueeze and Squeeze axes computed at run time: 3, as (L - L) + 3.
         h.make_node("Add", ["nothing", "three"], ["three_rt"], name="three_rt"),
         h.make_node("Unsqueeze", ["three_rt", "axes0"], ["axes_rt"], name="axes_rt"),
@@ -97,7 +103,7 @@ def sequence_model():
     inits.append(const("three", 3))
     ranks = {"y_reshape": [1, "L", 8]}
     outs = ["y_expand", "y_conv", "y_fill", "y_tile", "y_reshape", "y_slice", "y_pad", "y_squeeze",
-            "y_split_a", "y_split_b", "y_resize"]
+            "y_split_a", "y_split_b", "y_resize", "y_maxpool", "y_avgpool"]
     g = h.make_graph(nodes, "dynamic_sequence",
                      [h.make_tensor_value_info("x", T.FLOAT, [1, 8, "L"])],
                      [h.make_tensor_value_info(o, T.FLOAT, ranks.get(o, [1, 8, f"{o}_len"]))
