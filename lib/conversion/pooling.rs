@@ -214,6 +214,11 @@ fn emit_pool<'c, 'a>(
     let mut wanted: Vec<Dim> = Vec::with_capacity(n);
     for (i, size) in spatial.iter().enumerate() {
         wanted.push(match size {
+            // SAME gives ceil(size / stride) windows; its pads are not in `begin`/`end`
+            // when they are computed at run time.
+            Some(s) if pool.same_at_run_time.is_some() => {
+                Some(size_of(window::same_output(*s, pool.strides[i]))?)
+            }
             Some(s) => Some(pool.windows(i, *s, pool.begin[i], pool.end[i])?),
             None => None,
         });
