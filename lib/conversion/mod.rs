@@ -25,6 +25,7 @@ mod quant_params;
 mod quantization;
 mod range_fill;
 mod resize;
+mod runtime_axes;
 mod runtime_ints;
 mod shape_ops;
 mod shape_util;

@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::runtime_ints::int_entries;
+use super::runtime_axes::{squeeze_at_run_time, unsqueeze_at_run_time};
 use super::shape_util::{
     as_result, await_constant, const_ints, dims_of, normalize_axes, optional_const_ints, product,
     size_of, typed,
@@ -273,32 +273,10 @@ fn squeeze_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
 fn squeeze<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     await_constant(b, 1, "axes")?;
     if b.has_input(1) && b.constant_input(1).is_none() {
-        return one_axis_at_run_time(b, t, "squeeze.dim");
+        return squeeze_at_run_time(b, t);
     }
     let axes = optional_const_ints(b, 1, "axes")?;
     lower_squeeze(b, t, axes, "input 'axes'")
-}
-
-/// Squeeze or Unsqueeze (`op`) by an axis known only at run time. torch-mlir needs
-/// the axes at compile time; one axis is still one torch op taking a `!torch.int`
-/// (negative axes count from the back in both), so that case is lowered too. The
-/// kernel checks the axis against the data when it runs.
-fn one_axis_at_run_time<'c, 'a>(
-    b: &Binder<'c, 'a>,
-    t: &TorchBuilder<'c, 'a>,
-    op: &str,
-) -> Lowered<'c, 'a> {
-    let x = b.input(0, "data")?;
-    let axes = int_entries(b, t, 1, "axes")?;
-    let [axis] = axes[..] else {
-        bail!(
-            "input 'axes' is known only at run time and has {} entries; only one such axis \
-             is supported",
-            axes.len()
-        );
-    };
-    let result = b.result_type(0)?;
-    Ok(vec![t.aten_tensor(op, &[x, axis], &result)?])
 }
 
 /// Without axes every size-1 dimension goes (`aten.squeeze`); with axes, one
@@ -353,7 +331,7 @@ fn unsqueeze_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered
 fn unsqueeze<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     await_constant(b, 1, "axes")?;
     if b.constant_input(1).is_none() {
-        return one_axis_at_run_time(b, t, "unsqueeze");
+        return unsqueeze_at_run_time(b, t);
     }
     let axes = const_ints(b, 1, "axes")?;
     lower_unsqueeze(b, t, axes, "input 'axes'")

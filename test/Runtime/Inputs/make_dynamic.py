@@ -93,6 +93,9 @@ def sequence_model():
         h.make_node("Unsqueeze", ["three_rt", "axes0"], ["axes_rt"], name="axes_rt"),
         h.make_node("Unsqueeze", ["x", "axes_rt"], ["x_4d"], name="unsqueeze_rt"),
         h.make_node("Squeeze", ["x_4d", "axes_rt"], ["y_squeeze"], name="squeeze_rt"),
+        # Two run-time axes, one negative and out of order: [3, -5] puts 1s at 3 and 0.
+        h.make_node("Concat", ["axes_rt", "minus_five"], ["axes_rt2"], name="axes_rt2", axis=0),
+        h.make_node("Unsqueeze", ["x", "axes_rt2"], ["y_unsqueeze2"], name="unsqueeze_rt2"),
     ]
     inits = [
         const("two", 2), const("zero", 0), const("one", 1), const("axes01", [0, 1]),
@@ -100,10 +103,10 @@ def sequence_model():
         const("one_1d", [1]), const("eight_1d", [8]), const("zero_1d", [0]), const("axes2", [2]),
         const("zeros5", [0, 0, 0, 0, 0]), nh.from_array(w, "w"),
     ]
-    inits.append(const("three", 3))
-    ranks = {"y_reshape": [1, "L", 8]}
+    inits += [const("three", 3), const("minus_five", [-5])]
+    ranks = {"y_reshape": [1, "L", 8], "y_unsqueeze2": [1, 1, 8, 1, "L"]}
     outs = ["y_expand", "y_conv", "y_fill", "y_tile", "y_reshape", "y_slice", "y_pad", "y_squeeze",
-            "y_split_a", "y_split_b", "y_resize", "y_maxpool", "y_avgpool"]
+            "y_split_a", "y_split_b", "y_resize", "y_maxpool", "y_avgpool", "y_unsqueeze2"]
     g = h.make_graph(nodes, "dynamic_sequence",
                      [h.make_tensor_value_info("x", T.FLOAT, [1, 8, "L"])],
                      [h.make_tensor_value_info(o, T.FLOAT, ranks.get(o, [1, 8, f"{o}_len"]))
@@ -111,10 +114,10 @@ def sequence_model():
     m = save(g, "dynamic_sequence.onnx")
     for n in LENGTHS:
         x = rng.integers(-4, 5, (1, 8, n)).astype(np.float32)
-        np.save(path(f"dynamic_sequence_x{n}.npy"), x)
+        np.save(path(f"dynamic_sequence_x.L{n}.npy"), x)
         got = ort_oracle.run(m, {"x": x})
         for name in outs:
-            np.save(path(f"dynamic_sequence_{name}{n}.npy"), got[name])
+            np.save(path(f"dynamic_sequence_{name}.L{n}.npy"), got[name])
 
 
 def error_models():
