@@ -326,8 +326,8 @@ fn unsqueeze_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered
     lower_unsqueeze(b, t, axes, "attribute 'axes'")
 }
 
-/// Unsqueeze-13: `axes` is a required input; one axis known only at run time is read
-/// with `item` into `unsqueeze`.
+/// Unsqueeze-13: `axes` is a required input; axes known only at run time are read with
+/// `item` (one into `unsqueeze`, several into a `reshape`'s sizes).
 fn unsqueeze<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     await_constant(b, 1, "axes")?;
     if b.constant_input(1).is_none() {
