@@ -129,7 +129,9 @@ fn split_at_run_time<'c, 'a>(
     let x = b.input(0, "input")?;
     let dims = dims_of(&b.input_type(0, "input")?, "input")?;
     let axis = normalize_axis(b.int("axis", 0)?, dims.len(), "attribute 'axis'")?;
-    if !sizes_at_run_time && dims[axis].is_some() {
+    // Constant sizes are planned at compile time even over an axis of unknown size.
+    let equal_parts_of_unknown = !b.has_input(1) && dims[axis].is_none();
+    if !sizes_at_run_time && !equal_parts_of_unknown {
         return Ok(None);
     }
     let outputs = b.result_count();
