@@ -41,9 +41,12 @@ fn range<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a
     };
     if !matches!(
         dtype,
-        DType::F32 | DType::F64 | DType::I16 | DType::I32 | DType::I64
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::I16 | DType::I32 | DType::I64
     ) {
-        bail!("element type {dtype} is not one Range takes (FLOAT, DOUBLE, INT16, INT32, INT64)");
+        bail!(
+            "element type {dtype} is not one Range takes (FLOAT16, BFLOAT16, FLOAT, DOUBLE, \
+             INT16, INT32, INT64)"
+        );
     }
     if let Some(delta) = b.constant_input(2).and_then(|d| d.to_f64_vec())
         && delta.first() == Some(&0.0)

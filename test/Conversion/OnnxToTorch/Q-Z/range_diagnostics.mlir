@@ -26,7 +26,7 @@ func.func @vector_limit(%arg0: !torch.vtensor<[],si64>, %arg1: !torch.vtensor<[2
 
 // -----
 
-// CHECK: error: node 'range_u8' (Range): element type UINT8 is not one Range takes (FLOAT, DOUBLE, INT16, INT32, INT64)
+// CHECK: error: node 'range_u8' (Range): element type UINT8 is not one Range takes (FLOAT16, BFLOAT16, FLOAT, DOUBLE, INT16, INT32, INT64)
 func.func @byte_range(%arg0: !torch.vtensor<[],ui8>) -> !torch.vtensor<[?],ui8> attributes {torch.onnx_meta.opset_version = 17 : si64} {
   %0 = "torch.operator"(%arg0, %arg0, %arg0) {name = "onnx.Range"} : (!torch.vtensor<[],ui8>, !torch.vtensor<[],ui8>, !torch.vtensor<[],ui8>) -> !torch.vtensor<[?],ui8> loc("range_u8")
   return %0 : !torch.vtensor<[?],ui8>
