@@ -4,7 +4,8 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::shape_util::{dims_of, normalize_axis, optional_const_ints};
+use super::runtime_ints::int_entries;
+use super::shape_util::{await_constant, dims_of, normalize_axis, optional_const_ints, size_of};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
 use crate::onnx::attributes::Attributes as _;
@@ -88,8 +89,11 @@ fn split_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c,
     lower_split(b, t, sizes.map(Parts::Sizes).unwrap_or(Parts::Even))
 }
 
-/// Split-13: sizes in the optional `split` input, which must be a constant.
+/// Split-13: sizes in the optional `split` input, known at compile or at run time.
 fn split<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = split_at_run_time(b, t, None)? {
+        return Ok(lowered);
+    }
     let sizes = optional_const_ints(b, 1, "split")?;
     lower_split(b, t, sizes.map(Parts::Sizes).unwrap_or(Parts::Even))
 }
@@ -97,6 +101,9 @@ fn split<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a
 /// Split-18 adds `num_outputs`: that many parts of `ceil(size / num_outputs)`, the
 /// last one smaller.
 fn split_v18<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    if let Some(lowered) = split_at_run_time(b, t, b.optional_int("num_outputs")?)? {
+        return Ok(lowered);
+    }
     let sizes = optional_const_ints(b, 1, "split")?;
     let parts = match (sizes, b.optional_int("num_outputs")?) {
         (Some(_), Some(_)) => bail!("input 'split' and attribute 'num_outputs' are both given"),
@@ -105,6 +112,63 @@ fn split_v18<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c
         (None, None) => Parts::Even,
     };
     lower_split(b, t, parts)
+}
+
+/// Split whose part bounds are known only at run time: sizes from a `split` input that
+/// is not a constant, or equal parts (`num_outputs` parts of `ceil(size / n)`) of an
+/// axis whose size is not known. Each output is a `slice.Tensor` between `!torch.int`
+/// bounds summed at run time; slicing clamps the last part to the axis, as ONNX's
+/// `num_outputs` wants. `None` when everything is known at compile time.
+fn split_at_run_time<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    num_outputs: Option<i64>,
+) -> Result<Option<Vec<Value<'c, 'a>>>> {
+    await_constant(b, 1, "split")?;
+    let sizes_at_run_time = b.has_input(1) && b.constant_input(1).is_none();
+    let x = b.input(0, "input")?;
+    let dims = dims_of(&b.input_type(0, "input")?, "input")?;
+    let axis = normalize_axis(b.int("axis", 0)?, dims.len(), "attribute 'axis'")?;
+    // Constant sizes are planned at compile time even over an axis of unknown size.
+    let equal_parts_of_unknown = !b.has_input(1) && dims[axis].is_none();
+    if !sizes_at_run_time && !equal_parts_of_unknown {
+        return Ok(None);
+    }
+    let outputs = b.result_count();
+    let int = t.torch_type("int")?;
+    let sizes = if sizes_at_run_time {
+        if num_outputs.is_some() {
+            bail!("input 'split' and attribute 'num_outputs' are both given");
+        }
+        let sizes = int_entries(b, t, 1, "split")?;
+        if sizes.len() != outputs {
+            bail!(
+                "split has {} entries but the op has {outputs} outputs",
+                sizes.len()
+            );
+        }
+        sizes
+    } else {
+        let n = num_outputs.unwrap_or(outputs as i64);
+        if n != outputs as i64 || n < 1 {
+            bail!("attribute 'num_outputs' is {n} but the op has {outputs} outputs");
+        }
+        // Without num_outputs the parts must be equal; ceil(size / n) is then size / n.
+        let size = size_of(t, x, axis)?;
+        let rounded = t.aten("add.int", &[size, t.int(n - 1)?], int)?;
+        let chunk = t.aten("floordiv.int", &[rounded, t.int(n)?], int)?;
+        vec![chunk; outputs]
+    };
+    let (dim, step) = (t.int(axis as i64)?, t.int(1)?);
+    let mut start = t.int(0)?;
+    let mut values = Vec::with_capacity(outputs);
+    for (i, size) in sizes.into_iter().enumerate() {
+        let end = t.aten("add.int", &[start, size], int)?;
+        let ty = b.result_type(i)?;
+        values.push(t.aten_tensor("slice.Tensor", &[x, dim, start, end, step], &ty)?);
+        start = end;
+    }
+    Ok(Some(values))
 }
 
 /// How the axis is cut.

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::window::{AutoPad, per_axis, window_pads};
+use super::window::{AutoPad, per_axis, same_pads_at_run_time, spatial_dims, window_pads};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
@@ -20,6 +20,9 @@ pub struct ConvGeometry {
     pub group: i64,
     pub pads_begin: Vec<i64>,
     pub pads_end: Vec<i64>,
+    /// SAME auto_pad over spatial sizes known only at run time (`Some(upper)`): the
+    /// pads are then computed from the input's sizes, and `pads_*` are zeros.
+    pub same_at_run_time: Option<bool>,
 }
 
 impl ConvGeometry {
@@ -75,7 +78,12 @@ pub fn read_geometry(
         bail!("{w_name} has {c_out} output channels, which {group} groups do not divide");
     }
     let mode = AutoPad::read(b)?;
-    let (pads_begin, pads_end) = window_pads(b, mode, x, x_name, &kernel, &strides, &dilations)?;
+    let same_at_run_time = (mode.is_same() && spatial_dims(x, n).iter().any(Option::is_none))
+        .then_some(mode == AutoPad::SameUpper);
+    let (pads_begin, pads_end) = match same_at_run_time {
+        Some(_) => (vec![0; n], vec![0; n]),
+        None => window_pads(b, mode, x, x_name, &kernel, &strides, &dilations)?,
+    };
     Ok(ConvGeometry {
         kernel,
         strides,
@@ -83,6 +91,7 @@ pub fn read_geometry(
         group,
         pads_begin,
         pads_end,
+        same_at_run_time,
     })
 }
 
@@ -99,7 +108,20 @@ pub fn emit_convolution<'c, 'a>(
     result: &TensorType,
 ) -> Result<Value<'c, 'a>> {
     let n = geometry.kernel.len();
-    let (input, padding) = if geometry.is_symmetric() {
+    let (input, padding) = if let Some(upper) = geometry.same_at_run_time {
+        let (pads, padded_type) = same_pads_at_run_time(
+            t,
+            x,
+            x_type,
+            &geometry.kernel,
+            &geometry.strides,
+            &geometry.dilations,
+            upper,
+        )?;
+        let zero = t.float(0.0)?;
+        let p = t.aten_tensor("constant_pad_nd", &[x, pads, zero], &padded_type)?;
+        (p, vec![0; n])
+    } else if geometry.is_symmetric() {
         (x, geometry.pads_begin.clone())
     } else {
         // torch lists pads from the last dimension backwards: [last_begin, last_end, ...].

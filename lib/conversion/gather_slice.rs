@@ -4,6 +4,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::runtime_ints::int_entries;
 use super::shape_util::{
     as_result, await_constant, const_ints, dims_of, normalize_axes, normalize_axis,
     optional_const_ints, product, size_of, typed,
@@ -161,14 +162,108 @@ fn slice_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c,
     lower_slice(b, t, SliceArgs::new(starts, ends, axes, None))
 }
 
-/// Slice-10 and later: `starts`, `ends`, `axes` and `steps` are inputs, which must be
-/// constants.
+/// Slice-10 and later: `starts`, `ends`, `axes` and `steps` are inputs. Constants are
+/// checked and planned here; values known only at run time go to `slice.Tensor` as
+/// `!torch.int`s.
 fn slice<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    for (i, name) in [(1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")] {
+        await_constant(b, i, name)?;
+    }
+    let known = |i: usize| !b.has_input(i) || b.constant_input(i).is_some();
+    if !(known(1) && known(2) && known(3) && known(4)) {
+        return slice_at_run_time(b, t);
+    }
     let starts = const_ints(b, 1, "starts")?;
     let ends = const_ints(b, 2, "ends")?;
     let axes = optional_const_ints(b, 3, "axes")?;
     let steps = optional_const_ints(b, 4, "steps")?;
     lower_slice(b, t, SliceArgs::new(starts, ends, axes, steps))
+}
+
+/// Slice with starts, ends, axes or steps read at run time: one `slice.Tensor` per
+/// listed axis. torch clamps starts and ends into the axis as ONNX does for positive steps;
+/// a step that turns out 0 or negative is refused by the kernel, naming the node.
+fn slice_at_run_time<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = b.input(0, "data")?;
+    let x_type = b.input_type(0, "data")?;
+    let mut dims = dims_of(&x_type, "data")?;
+    let rank = dims.len();
+    let result = b.result_type(0)?;
+    let starts = int_entries(b, t, 1, "starts")?;
+    let ends = int_entries(b, t, 2, "ends")?;
+    let n = starts.len();
+    if ends.len() != n {
+        bail!("starts has {n} entries but ends has {}", ends.len());
+    }
+    // Axes known only at run time are torch dims too (negative ones count from the
+    // back in both); which dimensions change is then unknown until the op runs.
+    let axes_at_run_time = b.has_input(3) && b.constant_input(3).is_none();
+    let axes: Vec<Option<usize>> = if axes_at_run_time {
+        vec![None; n]
+    } else {
+        match optional_const_ints(b, 3, "axes")? {
+            Some(a) if a.len() != n => bail!("axes has {} entries but starts has {n}", a.len()),
+            Some(a) => normalize_axes(&a, rank, "axes")?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None if n > rank => bail!("starts has {n} entries, but data has rank {rank}"),
+            None => (0..n).map(Some).collect(),
+        }
+    };
+    let axis_values = match axes_at_run_time {
+        true => int_entries(b, t, 3, "axes")?,
+        false => axes
+            .iter()
+            .map(|a| t.int(a.unwrap_or_default() as i64))
+            .collect::<Result<Vec<_>>>()?,
+    };
+    if axis_values.len() != n {
+        bail!("axes has {} entries but starts has {n}", axis_values.len());
+    }
+    if let Some(steps) = b.constant_input(4).and_then(|d| d.to_i64_vec())
+        && let Some(bad) = steps.iter().find(|&&s| s <= 0)
+    {
+        bail!(
+            "steps holds {bad}; with starts or ends known only at run time, steps must be \
+             positive"
+        );
+    }
+    let steps = match b.has_input(4) {
+        true => int_entries(b, t, 4, "steps")?,
+        false => (0..n).map(|_| t.int(1)).collect::<Result<Vec<_>>>()?,
+    };
+    if steps.len() != n {
+        bail!("steps has {} entries but starts has {n}", steps.len());
+    }
+    let result_dims = dims_of(&result, "the result")?;
+    if result_dims.len() != rank {
+        bail!(
+            "the result has rank {}, but data has rank {rank}",
+            result_dims.len()
+        );
+    }
+    let mut current = x;
+    for (k, axis) in axes.iter().enumerate() {
+        match axis {
+            Some(a) => dims[*a] = result_dims[*a],
+            None => dims = vec![None; rank],
+        }
+        let ty = if k + 1 == n {
+            result.clone()
+        } else {
+            typed(&x_type, dims.clone())
+        };
+        current = t.aten_tensor(
+            "slice.Tensor",
+            &[current, axis_values[k], starts[k], ends[k], steps[k]],
+            &ty,
+        )?;
+    }
+    if n == 0 {
+        return Ok(vec![as_result(t, x, &x_type, &result)?]);
+    }
+    Ok(vec![current])
 }
 
 struct SliceArgs {

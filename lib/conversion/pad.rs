@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::runtime_ints::int_entries;
 use super::shape_util::{
     as_result, await_constant, const_ints, dims_of, normalize_axes, optional_const_ints,
     str_constant,
@@ -44,7 +45,7 @@ fn pad_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
 /// Pad-11 and later: pads, the constant value and (from Pad-18) the axes are inputs;
 /// pads and axes must be constants.
 fn pad<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
-    let pads = const_ints(b, 1, "pads")?;
+    await_constant(b, 1, "pads")?;
     let axes = optional_const_ints(b, 3, "axes")?;
     await_constant(b, 2, "constant_value")?;
     let fill = match (b.optional_input(2), b.constant_input(2)) {
@@ -63,7 +64,75 @@ fn pad<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> 
             Fill::Tensor(v)
         }
     };
+    if b.constant_input(1).is_none() {
+        return pad_at_run_time(b, t, axes, fill);
+    }
+    let pads = const_ints(b, 1, "pads")?;
     lower_pad(b, t, pads, axes, fill)
+}
+
+/// Padding whose pads are known only at run time (computed from another tensor's
+/// sizes, as a ResNet exported with NHWC input has): `constant_pad_nd` (or `aten.pad`
+/// in the other modes) with every dimension's begin and end as `!torch.int`s. Negative
+/// pads crop, as in ONNX; the kernel refuses a crop larger than the dimension.
+fn pad_at_run_time<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    axes: Option<Vec<i64>>,
+    fill: Fill<'c, 'a>,
+) -> Lowered<'c, 'a> {
+    let x = b.input(0, "data")?;
+    let x_type = b.input_type(0, "data")?;
+    let rank = dims_of(&x_type, "data")?.len();
+    let result = b.result_type(0)?;
+    let mode = b.string("mode", "constant")?;
+    let torch_mode = match mode.as_str() {
+        "constant" => None,
+        "reflect" => Some("reflect"),
+        "edge" => Some("replicate"),
+        "wrap" if b.opset >= 19 => Some("circular"),
+        other => {
+            let wrap = if b.opset >= 19 { ", wrap" } else { "" };
+            bail!("attribute 'mode' is '{other}'; expected constant, reflect, edge{wrap}")
+        }
+    };
+    let pads = int_entries(b, t, 1, "pads")?;
+    let axes = match axes {
+        Some(a) => normalize_axes(&a, rank, "axes")?,
+        None => (0..rank).collect(),
+    };
+    if pads.len() != 2 * axes.len() {
+        bail!(
+            "pads has {} entries, expected {} (two per padded axis)",
+            pads.len(),
+            2 * axes.len()
+        );
+    }
+    let zero = t.int(0)?;
+    let (mut begins, mut ends) = (vec![zero; rank], vec![zero; rank]);
+    for (k, &a) in axes.iter().enumerate() {
+        begins[a] = pads[k];
+        ends[a] = pads[k + axes.len()];
+    }
+    let list: Vec<_> = (0..rank).rev().flat_map(|i| [begins[i], ends[i]]).collect();
+    let list = t.list(&list, "int")?;
+    // The other modes pad every dimension the list covers; the kernel refuses pads the
+    // mode cannot take (negative, or wider than a reflected dimension) when it runs.
+    if let Some(torch_mode) = torch_mode {
+        let mode = str_constant(t, torch_mode)?;
+        let none = t.none()?;
+        return Ok(vec![t.aten_tensor(
+            "pad",
+            &[x, list, mode, none],
+            &result,
+        )?]);
+    }
+    let value = fill_value(t, fill, &x_type)?;
+    Ok(vec![t.aten_tensor(
+        "constant_pad_nd",
+        &[x, list, value],
+        &result,
+    )?])
 }
 
 fn lower_pad<'c, 'a>(

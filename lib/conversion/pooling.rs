@@ -9,8 +9,8 @@ use melior::ir::Value;
 
 use super::binder::Binder;
 use super::window::{
-    AutoPad, Cut, check_spatial, cut_spatial, pad_spatial, per_axis, size_of, spatial_dims,
-    window_pads, with_spatial,
+    AutoPad, Cut, check_spatial, cut_spatial, pad_spatial, per_axis, same_pads_at_run_time,
+    size_of, spatial_dims, window_pads, with_spatial,
 };
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
@@ -43,6 +43,9 @@ struct Pool {
     end: Vec<i64>,
     /// Only explicit padding rounds up: SAME and VALID sizes ignore ceil_mode.
     ceil_mode: bool,
+    /// SAME auto_pad over spatial sizes known only at run time (`Some(upper)`): the
+    /// pads are computed from the input's sizes, and `begin`/`end` are zeros.
+    same_at_run_time: Option<bool>,
 }
 
 /// The number of spatial dimensions of `x`, which torch pools in 1 to 3 dimensions.
@@ -72,7 +75,12 @@ impl Pool {
         let strides = per_axis(b, "strides", n, 1, 1)?;
         let dilations = per_axis(b, "dilations", n, 1, 1)?;
         let mode = AutoPad::read(b)?;
-        let (begin, end) = window_pads(b, mode, x, "X", &kernel, &strides, &dilations)?;
+        let same_at_run_time = (mode.is_same() && spatial_dims(x, n).iter().any(Option::is_none))
+            .then_some(mode == AutoPad::SameUpper);
+        let (begin, end) = match same_at_run_time {
+            Some(_) => (vec![0; n], vec![0; n]),
+            None => window_pads(b, mode, x, "X", &kernel, &strides, &dilations)?,
+        };
         let ceil_mode = b.int("ceil_mode", 0)? != 0 && mode == AutoPad::NotSet;
         Ok(Pool {
             kernel,
@@ -81,7 +89,32 @@ impl Pool {
             begin,
             end,
             ceil_mode,
+            same_at_run_time,
         })
+    }
+
+    /// `x` with this pool's padding of `fill` around its spatial axes, and its type.
+    fn pad<'c, 'a>(
+        &self,
+        t: &TorchBuilder<'c, 'a>,
+        x: Value<'c, 'a>,
+        x_type: &TensorType,
+        fill: Value<'c, 'a>,
+    ) -> Result<(Value<'c, 'a>, TensorType)> {
+        let Some(upper) = self.same_at_run_time else {
+            return pad_spatial(t, x, x_type, &self.begin, &self.end, fill);
+        };
+        let (pads, padded) = same_pads_at_run_time(
+            t,
+            x,
+            x_type,
+            &self.kernel,
+            &self.strides,
+            &self.dilations,
+            upper,
+        )?;
+        let v = t.aten_tensor("constant_pad_nd", &[x, pads, fill], &padded)?;
+        Ok((v, padded))
     }
 
     /// Whether torch's own `padding` operand expresses the padding.
@@ -181,11 +214,20 @@ fn emit_pool<'c, 'a>(
     let mut wanted: Vec<Dim> = Vec::with_capacity(n);
     for (i, size) in spatial.iter().enumerate() {
         wanted.push(match size {
+            // SAME gives ceil(size / stride) windows; its pads are not in `begin`/`end`
+            // when they are computed at run time.
+            Some(s) if pool.same_at_run_time.is_some() => {
+                Some(size_of(window::same_output(*s, pool.strides[i]))?)
+            }
             Some(s) => Some(pool.windows(i, *s, pool.begin[i], pool.end[i])?),
             None => None,
         });
     }
     check_spatial(result, &wanted)?;
+    // SAME windows over the padded input are exactly ceil(size / stride): nothing to cut.
+    if pool.same_at_run_time.is_some() {
+        return pool_padded(t, kind, x, x_type, pool, result);
+    }
     if pool.torch_pads_suffice() {
         return pool_op(t, kind, x, pool, &pool.begin, result);
     }
@@ -232,7 +274,7 @@ fn pool_padded<'c, 'a>(
 ) -> Result<Value<'c, 'a>> {
     let zeros = vec![0; pool.kernel.len()];
     let fill = fill(t, kind, x_type)?;
-    let (padded, _) = pad_spatial(t, x, x_type, &pool.begin, &pool.end, fill)?;
+    let (padded, _) = pool.pad(t, x, x_type, fill)?;
     let Kind::Average { count_include_pad } = kind else {
         return pool_op(t, kind, padded, pool, &zeros, result);
     };
@@ -250,7 +292,7 @@ fn pool_padded<'c, 'a>(
     let none = t.none()?;
     let ones = t.aten_tensor("ones_like", &[x, none, none, none, none, none], x_type)?;
     let zero = t.float(0.0)?;
-    let (padded_ones, _) = pad_spatial(t, ones, x_type, &pool.begin, &pool.end, zero)?;
+    let (padded_ones, _) = pool.pad(t, ones, x_type, zero)?;
     let shares = pool_op(t, counted, padded_ones, pool, &zeros, result)?;
     t.aten_tensor("div.Tensor", &[sums, shares], result)
 }

@@ -8,7 +8,10 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
-use super::shape_util::{dims_of, float_list, normalize_axes, size_of, str_constant};
+use super::runtime_ints::{float_entries, int_entries};
+use super::shape_util::{
+    await_constant, dims_of, float_list, normalize_axes, size_of, str_constant,
+};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
 use crate::onnx::attributes::Attributes as _;
@@ -22,10 +25,14 @@ pub fn register(r: &mut Registry) {
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
 
 /// What the output is computed from, one entry per dimension of the input.
-enum Target {
+enum Target<'c, 'a> {
     Scales(Vec<f64>),
     /// `None` keeps an input dimension whose size is only known at run time.
     Sizes(Vec<Dim>),
+    /// Spatial sizes or scales read at run time (`!torch.int` / `!torch.float`), one
+    /// per spatial dimension: a list ready for the interpolation's operand.
+    SizesAtRunTime(Value<'c, 'a>),
+    ScalesAtRunTime(Value<'c, 'a>),
 }
 
 /// Resize-10 takes only scales, and samples like Upsample: asymmetric coordinates,
@@ -60,6 +67,9 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
         None => (0..rank).collect(),
     };
+    if let Some(target) = target_at_run_time(b, t, &dims, &axes)? {
+        return lower_resize(b, t, &mode, &coord, &nearest, target);
+    }
     // Resize-11 requires a scales input even with sizes: it is then empty.
     let scales = const_floats(b, 2, "scales")?.filter(|s| !s.is_empty());
     let sizes = b.has_input(3);
@@ -89,6 +99,73 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         }
     };
     lower_resize(b, t, &mode, &coord, &nearest, target)
+}
+
+/// Scales or sizes that are known only at run time (a detector's upsampling to a size
+/// computed from another tensor's shape): read with `item` into the interpolation's
+/// list, one entry per spatial dimension. Entries for the batch and channel dimensions
+/// are not read: resizing those is not supported, and the kernel's output keeps them.
+/// `None` when the lowering can take them from constants or the result's type.
+fn target_at_run_time<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    dims: &[Dim],
+    axes: &[usize],
+) -> Result<Option<Target<'c, 'a>>> {
+    await_constant(b, 2, "scales")?;
+    await_constant(b, 3, "sizes")?;
+    // Resize-11 passes an empty scales tensor alongside sizes.
+    let empty = |i: usize| {
+        b.input_type(i, "scales")
+            .is_ok_and(|ty| ty.shape.as_deref() == Some(&[Some(0)]))
+    };
+    let scales_at_run_time = b.has_input(2) && b.constant_input(2).is_none() && !empty(2);
+    let sizes_at_run_time = b.has_input(3) && b.constant_input(3).is_none() && {
+        let result = dims_of(&b.result_type(0)?, "the result")?;
+        axes.iter()
+            .any(|&a| result.get(a).copied().flatten().is_none())
+    };
+    if !scales_at_run_time && !sizes_at_run_time {
+        return Ok(None);
+    }
+    if scales_at_run_time && b.has_input(3) {
+        bail!("only one of scales and sizes may be given");
+    }
+    let x = b.input(0, "X")?;
+    let i = if scales_at_run_time { 2 } else { 3 };
+    let name = if scales_at_run_time {
+        "scales"
+    } else {
+        "sizes"
+    };
+    let entries = if scales_at_run_time {
+        float_entries(b, t, i, name)?
+    } else {
+        int_entries(b, t, i, name)?
+    };
+    if entries.len() != axes.len() {
+        bail!(
+            "{name} has {} entries, expected {}",
+            entries.len(),
+            axes.len()
+        );
+    }
+    let mut spatial = Vec::with_capacity(dims.len().saturating_sub(2));
+    for (d, size) in dims.iter().enumerate().skip(2) {
+        spatial.push(match axes.iter().position(|&a| a == d) {
+            Some(k) => entries[k],
+            None if scales_at_run_time => t.float(1.0)?,
+            None => match size {
+                Some(s) => t.int(*s)?,
+                None => size_of(t, x, d)?,
+            },
+        });
+    }
+    Ok(Some(if scales_at_run_time {
+        Target::ScalesAtRunTime(t.list(&spatial, "float")?)
+    } else {
+        Target::SizesAtRunTime(t.list(&spatial, "int")?)
+    }))
 }
 
 /// The output size of every dimension from the `sizes` input: a constant, or else
@@ -147,7 +224,7 @@ fn lower_resize<'c, 'a>(
     mode: &str,
     coord: &str,
     nearest: &str,
-    target: Target,
+    target: Target<'c, 'a>,
 ) -> Lowered<'c, 'a> {
     let x = b.input(0, "X")?;
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
@@ -158,6 +235,8 @@ fn lower_resize<'c, 'a>(
     let none = t.none()?;
     let (sizes, scales) = match &target {
         Target::Scales(s) => (none, float_list(t, &s[2..])?),
+        Target::SizesAtRunTime(list) => (*list, none),
+        Target::ScalesAtRunTime(list) => (none, *list),
         Target::Sizes(s) => {
             let elements = s
                 .iter()
@@ -245,6 +324,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
 /// must be positive and equal to those dimensions where known.
 fn check_target(target: &Target, dims: &[Dim]) -> Result<()> {
     match target {
+        Target::SizesAtRunTime(_) | Target::ScalesAtRunTime(_) => {}
         Target::Scales(scales) => {
             for (i, &s) in scales.iter().enumerate() {
                 if s.is_nan() || s <= 0.0 {

@@ -5,6 +5,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::runtime_axes::{squeeze_at_run_time, unsqueeze_at_run_time};
 use super::shape_util::{
     as_result, await_constant, const_ints, dims_of, normalize_axes, optional_const_ints, product,
     size_of, typed,
@@ -267,8 +268,13 @@ fn squeeze_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
     lower_squeeze(b, t, axes, "attribute 'axes'")
 }
 
-/// Squeeze-13: `axes` is an optional input, which must be a constant.
+/// Squeeze-13: `axes` is an optional input; one axis known only at run time is
+/// read with `item` into `squeeze.dim`.
 fn squeeze<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    await_constant(b, 1, "axes")?;
+    if b.has_input(1) && b.constant_input(1).is_none() {
+        return squeeze_at_run_time(b, t);
+    }
     let axes = optional_const_ints(b, 1, "axes")?;
     lower_squeeze(b, t, axes, "input 'axes'")
 }
@@ -320,8 +326,13 @@ fn unsqueeze_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered
     lower_unsqueeze(b, t, axes, "attribute 'axes'")
 }
 
-/// Unsqueeze-13: `axes` is a required input, which must be a constant.
+/// Unsqueeze-13: `axes` is a required input; axes known only at run time are read with
+/// `item` (one into `unsqueeze`, several into a `reshape`'s sizes).
 fn unsqueeze<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    await_constant(b, 1, "axes")?;
+    if b.constant_input(1).is_none() {
+        return unsqueeze_at_run_time(b, t);
+    }
     let axes = const_ints(b, 1, "axes")?;
     lower_unsqueeze(b, t, axes, "input 'axes'")
 }

@@ -68,6 +68,65 @@ pub fn window_pads(
     }
 }
 
+/// SAME padding of `x`'s spatial axes, for a window whose input sizes are known only
+/// at run time: `constant_pad_nd`'s list (last axis first) and the padded type. Each
+/// unknown axis gets `onnx::window::same_pads`'s formula in torch int ops, so one
+/// compile serves every input size:
+/// `total = max((ceil(size / s) - 1) * s + extent - size, 0)`, split as `auto_pad` says.
+pub fn same_pads_at_run_time<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    kernel: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+    upper: bool,
+) -> Result<(Value<'c, 'a>, TensorType)> {
+    let n = kernel.len();
+    let int = t.torch_type("int")?;
+    let mut per_axis: Vec<(Value<'c, 'a>, Value<'c, 'a>)> = Vec::with_capacity(n);
+    let mut padded = Vec::with_capacity(n);
+    for (i, size) in spatial_dims(x_type, n).into_iter().enumerate() {
+        let extent = window::extent(kernel[i], dilations[i]);
+        if let Some(size) = size {
+            let (pb, pe) = window::same_pads(size, strides[i], extent, upper);
+            let (pb, pe) = (size_of(pb)?, size_of(pe)?);
+            per_axis.push((t.int(pb)?, t.int(pe)?));
+            padded.push(Some(size + pb + pe));
+            continue;
+        }
+        let dim = t.int(i as i64 + 2)?;
+        let size = t.aten("size.int", &[x, dim], int)?;
+        let stride = t.int(strides[i])?;
+        let s_minus_one = t.int(strides[i] - 1)?;
+        let rounded = t.aten("add.int", &[size, s_minus_one], int)?;
+        let out = t.aten("floordiv.int", &[rounded, stride], int)?;
+        let one = t.int(1)?;
+        let last = t.aten("sub.int", &[out, one], int)?;
+        let start = t.aten("mul.int", &[last, stride], int)?;
+        let reach = t.aten("add.int", &[start, t.int(size_of(extent)?)?], int)?;
+        let short = t.aten("sub.int", &[reach, size], int)?;
+        let zero = t.int(0)?;
+        let max = t.op("torch.prim.max.int", &[short, zero], &[int], &[])?;
+        let total: Value = max.result(0)?.into();
+        let two = t.int(2)?;
+        let small = t.aten("floordiv.int", &[total, two], int)?;
+        let large = t.aten("sub.int", &[total, small], int)?;
+        per_axis.push(if upper {
+            (small, large)
+        } else {
+            (large, small)
+        });
+        padded.push(None);
+    }
+    let mut list = Vec::with_capacity(2 * n);
+    for (pb, pe) in per_axis.into_iter().rev() {
+        list.push(pb);
+        list.push(pe);
+    }
+    Ok((t.list(&list, "int")?, with_spatial(x_type, &padded)))
+}
+
 /// A window length or pad as an i64, or an error for attributes too large to lower.
 pub fn size_of(n: i128) -> Result<i64> {
     window::to_size(n)

@@ -83,6 +83,7 @@ mod testing;
 /// Each op family's lookup, asked in turn.
 const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::scalar::lookup,
+    ops::arange::lookup,
     ops::arith::lookup,
     ops::cast::lookup,
     ops::clamp::lookup,
@@ -99,6 +100,7 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::resize::lookup,
     ops::select::lookup,
     ops::shape::lookup,
+    ops::tile::lookup,
     ops::unary::lookup,
 ];
 

@@ -47,6 +47,9 @@ pub(super) struct Step {
     pub op: String,
     /// The ONNX node the op came from, when its location names one.
     pub node: Option<String>,
+    /// How errors name the step: `node 'Reshape_3' (torch.aten.reshape)` when the op
+    /// kept its ONNX node's name, so a bad value met at run time names its node.
+    pub label: String,
     pub kernel: StepKernel,
     pub args: Vec<usize>,
     pub results: Vec<usize>,
@@ -270,6 +273,7 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     b.steps.push(Step {
         op: name.to_string(),
         node: node_name(op),
+        label: describe(op, name),
         kernel,
         args,
         results,

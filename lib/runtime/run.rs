@@ -75,7 +75,7 @@ impl Plan {
                     results: &step.result_types,
                 })
                 .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
-                .with_context(|| step.op.clone())?;
+                .with_context(|| step.label.clone())?;
             drop(args);
             for (&slot, v) in step.results.iter().zip(out) {
                 slots[slot] = Some(v);
@@ -160,7 +160,7 @@ fn check_budget(step: &Step) -> Result<()> {
             continue;
         };
         let shape: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
-        bounded_bytes(&shape, dtype).with_context(|| format!("{}: result", step.op))?;
+        bounded_bytes(&shape, dtype).with_context(|| format!("{}: result", step.label))?;
     }
     Ok(())
 }

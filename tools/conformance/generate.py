@@ -36,7 +36,7 @@ FAMILIES = [
     "sigmoid*", "hardsigmoid*", "hardswish*", "tanh*", "softmax*", "maxpool*",
     "averagepool*", "globalaveragepool*", "flatten*", "reshape*", "transpose*", "concat*",
     "split*", "slice*", "squeeze*", "unsqueeze*", "cast*", "identity*", "constant*",
-    "shape*", "gather*", "batchnorm*", "pad*", "resize*",
+    "shape*", "gather*", "batchnorm*", "pad*", "resize*", "expand*", "range*", "tile*",
     "lstm*", "gru*",
 ]
 

@@ -29,6 +29,7 @@ mod matmul;
 mod normalization;
 mod pad;
 mod quantization;
+mod range;
 mod recurrent;
 mod reductions;
 mod reshape;
@@ -119,6 +120,7 @@ pub(crate) fn register(r: &mut Registry) {
     pad::register(r);
     resize::register(r);
     expand::register(r);
+    range::register(r);
     layout::register(r);
     normalization::register(r);
     reductions::register(r);

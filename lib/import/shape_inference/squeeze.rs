@@ -34,7 +34,26 @@ fn with_value(ctx: &Ctx, shape: Option<Vec<Dim>>) -> Vec<Inferred> {
     vec![Inferred::of(ctx.dtype(0), shape).with_value(value)]
 }
 
+/// The rank an axes input known only at run time gives: the input's rank changed by
+/// its (known) length, every dimension unknown.
+fn run_time_axes(ctx: &Ctx, inserted: bool) -> Option<Vec<Inferred>> {
+    if ctx.opset < 13 || !ctx.present(1) || ctx.ints(1).is_some() {
+        return None;
+    }
+    let n = dims::vector_len(ctx.shape(1))?;
+    let rank = ctx.rank(0)?;
+    let rank = if inserted {
+        rank.checked_add(n)?
+    } else {
+        rank.checked_sub(n)?
+    };
+    Some(vec![Inferred::of(ctx.dtype(0), Some(vec![None; rank]))])
+}
+
 fn squeeze(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    if let Some(out) = run_time_axes(ctx, false) {
+        return Ok(out);
+    }
     let (axes, what) = read_axes(ctx)?;
     let (Some(axes), Some(input)) = (axes, ctx.shape(0)) else {
         return Ok(with_value(ctx, None));
@@ -68,6 +87,9 @@ fn squeeze(ctx: &Ctx) -> Result<Vec<Inferred>> {
 }
 
 fn unsqueeze(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    if let Some(out) = run_time_axes(ctx, true) {
+        return Ok(out);
+    }
     let (axes, what) = read_axes(ctx)?;
     let (Some(Some(axes)), Some(input)) = (axes, ctx.shape(0)) else {
         return Ok(with_value(ctx, None));

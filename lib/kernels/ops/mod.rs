@@ -2,6 +2,7 @@
 //! computes them on any dtype the lowering emits. `promote` and `zip` are the
 //! elementwise machinery they share (torch's type promotion, broadcasting loops).
 
+pub mod arange;
 pub mod arith;
 pub mod cast;
 pub mod clamp;
@@ -18,5 +19,6 @@ pub mod resize;
 pub mod scalar;
 pub mod select;
 pub mod shape;
+pub mod tile;
 pub mod unary;
 mod zip;

@@ -19,6 +19,8 @@ pub fn lookup(op: &str) -> Option<Kernel> {
         "aten.mul.int" => |c| int_op(c, |a, b| Ok(a.wrapping_mul(b))),
         "aten.floordiv.int" => |c| int_op(c, floordiv),
         "aten.remainder.int" => |c| int_op(c, remainder),
+        "prim.max.int" => |c| int_op(c, |a, b| Ok(a.max(b))),
+        "prim.min.int" => |c| int_op(c, |a, b| Ok(a.min(b))),
         "aten.neg.int" => |c| Ok(vec![Value::Int(c.arg(0)?.as_int()?.wrapping_neg())]),
         "aten.eq.int" => |c| int_cmp(c, |o| o.is_eq()),
         "aten.ne.int" => |c| int_cmp(c, |o| o.is_ne()),

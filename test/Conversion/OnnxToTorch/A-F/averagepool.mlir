@@ -99,3 +99,21 @@ func.func @test_averagepool_3d(%arg0: !torch.vtensor<[1,2,8,8,8],f32>) -> !torch
 }
 // CHECK: "torch.aten.avg_pool3d"(%arg0, {{.*}} : (!torch.vtensor<[1,2,8,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,4,4,4],f32>
 // CHECK-NOT: torch.operator
+
+// SAME_LOWER over sizes known only at run time: the input is padded by pads computed
+// from its sizes (the odd one at the start), and, since the padding is not counted,
+// the sums are divided by the same pool over ones padded with zeros.
+// CHECK-LABEL: func.func @test_averagepool_same_lower_run_time(
+func.func @test_averagepool_same_lower_run_time(%arg0: !torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.AveragePool", torch.onnx.auto_pad = "SAME_LOWER", torch.onnx.kernel_shape = [3 : si64, 3 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32>
+  return %0 : !torch.vtensor<[1,3,?,?],f32>
+}
+// CHECK: "torch.aten.size.int"(%arg0, {{.*}}) : (!torch.vtensor<[1,3,?,?],f32>, !torch.int) -> !torch.int
+// CHECK: "torch.prim.max.int"
+// CHECK: %[[PADS:.+]] = "torch.prim.ListConstruct"({{.*}}) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[X:.+]] = "torch.aten.constant_pad_nd"(%arg0, %[[PADS]], {{.*}}) : (!torch.vtensor<[1,3,?,?],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,3,?,?],f32>
+// CHECK: %[[SUMS:.+]] = "torch.aten.avg_pool2d"(%[[X]], {{.*}}) : {{.*}} -> !torch.vtensor<[1,3,?,?],f32>
+// CHECK: %[[ONES:.+]] = "torch.aten.ones_like"(%arg0, {{.*}})
+// CHECK: %[[PADDED_ONES:.+]] = "torch.aten.constant_pad_nd"(%[[ONES]], {{.*}})
+// CHECK: %[[SHARES:.+]] = "torch.aten.avg_pool2d"(%[[PADDED_ONES]], {{.*}})
+// CHECK: "torch.aten.div.Tensor"(%[[SUMS]], %[[SHARES]])

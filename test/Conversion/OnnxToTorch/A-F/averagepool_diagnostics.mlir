@@ -9,14 +9,6 @@ func.func @dilations(%arg0: !torch.vtensor<[1,3,8,8],f32>) -> !torch.vtensor<[1,
 
 // -----
 
-// CHECK: error: node 'ap_same_dynamic' (AveragePool): auto_pad SAME needs static spatial sizes of X, but X is !torch.vtensor<[1,3,?,?],f32>
-func.func @same_dynamic(%arg0: !torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
-  %0 = "torch.operator"(%arg0) {name = "onnx.AveragePool", torch.onnx.auto_pad = "SAME_LOWER", torch.onnx.kernel_shape = [3 : si64, 3 : si64]} : (!torch.vtensor<[1,3,?,?],f32>) -> !torch.vtensor<[1,3,?,?],f32> loc("ap_same_dynamic")
-  return %0 : !torch.vtensor<[1,3,?,?],f32>
-}
-
-// -----
-
 // CHECK: error: node 'ap_int' (AveragePool): X must be a float tensor, but is !torch.vtensor<[1,3,8,8],ui8>
 func.func @integer(%arg0: !torch.vtensor<[1,3,8,8],ui8>) -> !torch.vtensor<[1,3,4,4],ui8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = "torch.operator"(%arg0) {name = "onnx.AveragePool", torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,3,8,8],ui8>) -> !torch.vtensor<[1,3,4,4],ui8> loc("ap_int")

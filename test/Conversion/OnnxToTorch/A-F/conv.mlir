@@ -81,3 +81,24 @@ func.func @test_conv_3d(%x: !torch.vtensor<[1,2,8,16,16],f32>, %w: !torch.vtenso
 }
 // CHECK: "torch.aten.convolution"(%arg0, %arg1, %arg2, {{.*}} : (!torch.vtensor<[1,2,8,16,16],f32>, !torch.vtensor<[4,2,3,3,3],f32>, !torch.vtensor<[4],f32>, {{.*}} -> !torch.vtensor<[1,4,8,16,16],f32>
 // CHECK-NOT: torch.operator
+
+// SAME_UPPER over a width known only at run time: the pads come from the input's size,
+// total = max((ceil(W / s) - 1) * s + extent - W, 0), the odd one at the end; a known
+// height gets constants.
+// CHECK-LABEL: func.func @test_conv_same_upper_run_time(
+func.func @test_conv_same_upper_run_time(%arg0: !torch.vtensor<[1,1,5,?],f32>, %arg1: !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtensor<[1,1,3,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Conv", torch.onnx.auto_pad = "SAME_UPPER", torch.onnx.strides = [2, 2]} : (!torch.vtensor<[1,1,5,?],f32>, !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtensor<[1,1,3,?],f32>
+  return %0 : !torch.vtensor<[1,1,3,?],f32>
+}
+// CHECK: %[[HB:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[HE:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[DIM:.+]] = "torch.constant.int"() {value = 3 : i64}
+// CHECK: %[[W:.+]] = "torch.aten.size.int"(%arg0, %[[DIM]]) : (!torch.vtensor<[1,1,5,?],f32>, !torch.int) -> !torch.int
+// CHECK: %[[OUT:.+]] = "torch.aten.floordiv.int"
+// CHECK: %[[SHORT:.+]] = "torch.aten.sub.int"({{.*}}, %[[W]])
+// CHECK: %[[TOTAL:.+]] = "torch.prim.max.int"(%[[SHORT]], {{.*}}) : (!torch.int, !torch.int) -> !torch.int
+// CHECK: %[[SMALL:.+]] = "torch.aten.floordiv.int"(%[[TOTAL]], {{.*}})
+// CHECK: %[[LARGE:.+]] = "torch.aten.sub.int"(%[[TOTAL]], %[[SMALL]])
+// CHECK: %[[PADS:.+]] = "torch.prim.ListConstruct"(%[[SMALL]], %[[LARGE]], %[[HB]], %[[HE]]) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[X:.+]] = "torch.aten.constant_pad_nd"(%arg0, %[[PADS]], {{.*}}) : (!torch.vtensor<[1,1,5,?],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,1,7,?],f32>
+// CHECK: "torch.aten.convolution"(%[[X]], %arg1, {{.*}}) : {{.*}} -> !torch.vtensor<[1,1,3,?],f32>

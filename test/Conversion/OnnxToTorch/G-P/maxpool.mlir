@@ -124,3 +124,18 @@ func.func @test_maxpool_unused_indices(%arg0: !torch.vtensor<[1,3,8,8],f32>) -> 
 // CHECK: %[[Y:.+]] = "torch.aten.max_pool2d"(%arg0, {{.*}} -> !torch.vtensor<[1,3,4,4],f32>
 // CHECK-NEXT: return %[[Y]]
 // CHECK-NOT: torch.operator
+
+// SAME_UPPER with a known height and a width known only at run time (PP-OCR's
+// recognizer): the height's pads are constants, the width's computed; the output keeps
+// ceil(24 / 1) = 24 rows.
+// CHECK-LABEL: func.func @test_maxpool_same_upper_mixed(
+func.func @test_maxpool_same_upper_mixed(%arg0: !torch.vtensor<[?,48,24,?],f32>) -> !torch.vtensor<[?,48,24,?],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.MaxPool", torch.onnx.auto_pad = "SAME_UPPER", torch.onnx.kernel_shape = [2 : si64, 2 : si64], torch.onnx.strides = [1 : si64, 1 : si64]} : (!torch.vtensor<[?,48,24,?],f32>) -> !torch.vtensor<[?,48,24,?],f32>
+  return %0 : !torch.vtensor<[?,48,24,?],f32>
+}
+// CHECK: %[[HB:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[HE:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: "torch.prim.max.int"
+// CHECK: %[[PADS:.+]] = "torch.prim.ListConstruct"(%{{.*}}, %{{.*}}, %[[HB]], %[[HE]]) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[X:.+]] = "torch.aten.constant_pad_nd"(%arg0, %[[PADS]], {{.*}}) : (!torch.vtensor<[?,48,24,?],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[?,48,25,?],f32>
+// CHECK: "torch.aten.max_pool2d"(%[[X]], {{.*}}) : {{.*}} -> !torch.vtensor<[?,48,24,?],f32>

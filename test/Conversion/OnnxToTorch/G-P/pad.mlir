@@ -106,3 +106,18 @@ func.func @test_pad_zero(%arg0: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,
 }
 // CHECK-NOT: torch.aten
 // CHECK: return %arg0
+
+// Pads known only at run time (a ResNet exported with NHWC input computes them):
+// constant_pad_nd with every dimension's begin and end, last dimension first.
+// CHECK-LABEL: func.func @test_pad_run_time_pads(
+func.func @test_pad_run_time_pads(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Pad"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32>
+  return %0 : !torch.vtensor<[?,?],f32>
+}
+// CHECK: %[[B0:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[B1:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[E0:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[E1:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[LIST:.+]] = "torch.prim.ListConstruct"(%[[B1]], %[[E1]], %[[B0]], %[[E0]]) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[FILL:.+]] = "torch.constant.float"() {value = 0.000000e+00 : f64}
+// CHECK: "torch.aten.constant_pad_nd"(%arg0, %[[LIST]], %[[FILL]]) : (!torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[?,?],f32>

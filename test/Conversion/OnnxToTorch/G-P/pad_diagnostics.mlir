@@ -9,9 +9,9 @@ func.func @reflect_too_wide(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<
 
 // -----
 
-// CHECK: error: node 'pad_dynamic' (Pad): input 'pads' must be a constant known at compile time
-func.func @runtime_pads(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
-  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Pad"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,?],f32> loc("pad_dynamic")
+// CHECK: error: node 'pad_dynamic' (Pad): input 'pads' is computed at run time and its length is not known (!torch.vtensor<[?],si64>); a 1-D tensor of known length is needed
+func.func @runtime_pads(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[?],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Pad", torch.onnx.mode = "reflect"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[?],si64>) -> !torch.vtensor<[?,?],f32> loc("pad_dynamic")
   return %0 : !torch.vtensor<[?,?],f32>
 }
 

@@ -132,3 +132,32 @@ func.func @test_resize_runtime_sizes_static_result(%arg0: !torch.vtensor<[1,3,4,
 // CHECK: %[[W:.+]] = "torch.constant.int"() {value = 9 : i64}
 // CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]])
 // CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]],
+
+// Scales known only at run time: every entry is read with item as !torch.float, and
+// the spatial ones make the scale list.
+// CHECK-LABEL: func.func @test_resize_run_time_scales(
+func.func @test_resize_run_time_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,3,?,?],f32>
+  return %0 : !torch.vtensor<[1,3,?,?],f32>
+}
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[S2:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[S3:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[SCALES:.+]] = "torch.prim.ListConstruct"(%[[S2]], %[[S3]]) : (!torch.float, !torch.float) -> !torch.list<float>
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.*}}, %[[SCALES]], {{.*}}) : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.list<float>, {{.*}}) -> !torch.vtensor<[1,3,?,?],f32>
+
+// Sizes known only at run time, with unknown output sizes: read with item.
+// CHECK-LABEL: func.func @test_resize_run_time_sizes(
+func.func @test_resize_run_time_sizes(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,3,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,3,?,?],f32>
+  return %0 : !torch.vtensor<[1,3,?,?],f32>
+}
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[H:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[W:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], {{.*}}) : (!torch.vtensor<[1,3,4,4],f32>, !torch.list<int>, !torch.none, {{.*}}) -> !torch.vtensor<[1,3,?,?],f32>

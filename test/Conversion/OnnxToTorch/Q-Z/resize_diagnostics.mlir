@@ -41,10 +41,10 @@ func.func @nearest_align_corners(%arg0: !torch.vtensor<[1,3,4,4],f32>) -> !torch
 
 // -----
 
-// CHECK: error: node 'resize_dynamic' (Resize): input 'scales' must be a constant known at compile time
-func.func @runtime_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,?,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+// CHECK: error: node 'resize_dynamic' (Resize): input 'scales' is computed at run time and its length is not known (!torch.vtensor<[?],f32>); a 1-D tensor of known length is needed
+func.func @runtime_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?,?,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
   %n = "torch.constant.none"() : () -> !torch.none
-  %0 = "torch.operator"(%arg0, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,?,?,?],f32> loc("resize_dynamic")
+  %0 = "torch.operator"(%arg0, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest"} : (!torch.vtensor<[1,3,4,4],f32>, !torch.none, !torch.vtensor<[?],f32>) -> !torch.vtensor<[?,?,?,?],f32> loc("resize_dynamic")
   return %0 : !torch.vtensor<[?,?,?,?],f32>
 }
 

@@ -86,3 +86,31 @@ func.func @test_slice_whole(%arg0: !torch.vtensor<[4,6],f32>) -> !torch.vtensor<
 }
 // CHECK-NOT: torch.aten
 // CHECK: return %arg0
+
+// Starts and ends known only at run time (T5's attention slices): read with item into
+// slice.Tensor, which clamps them into the axis as ONNX does.
+// CHECK-LABEL: func.func @test_slice_run_time_bounds(
+func.func @test_slice_run_time_bounds(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[4,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %a = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %arg1, %a) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[4,?],f32>
+  return %0 : !torch.vtensor<[4,?],f32>
+}
+// CHECK: %[[START:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[PICKED:.+]] = "torch.aten.select.int"(%arg1, {{.*}}) : (!torch.vtensor<[1],si64>, !torch.int, !torch.int) -> !torch.vtensor<[],si64>
+// CHECK: %[[END:.+]] = "torch.aten.item"(%[[PICKED]]) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[AXIS:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[STEP:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Y:.+]] = "torch.aten.slice.Tensor"(%arg0, %[[AXIS]], %[[START]], %[[END]], %[[STEP]]) : (!torch.vtensor<[4,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[4,?],f32>
+// CHECK: return %[[Y]]
+
+// Axes known only at run time, too: slice.Tensor takes the dim as a !torch.int.
+// CHECK-LABEL: func.func @test_slice_run_time_axes(
+func.func @test_slice_run_time_axes(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %e = "torch.vtensor.literal"() {value = dense<3> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %e, %arg1) {name = "onnx.Slice"} : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32>
+  return %0 : !torch.vtensor<[?,?],f32>
+}
+// CHECK: %[[AXIS:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.slice.Tensor"(%arg0, %[[AXIS]], {{.*}}) : (!torch.vtensor<[4,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[?,?],f32>

@@ -64,3 +64,30 @@ func.func @test_split_equal_default(%arg0: !torch.vtensor<[4,3],f32>) -> (!torch
 // CHECK: %[[DIM:.+]] = "torch.constant.int"() {value = 0 : i64}
 // CHECK: "torch.aten.slice.Tensor"(%arg0, %[[DIM]], %{{.+}}, %{{.+}}, %{{.+}}) : (!torch.vtensor<[4,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[2,3],f32>
 // CHECK: "torch.aten.slice.Tensor"(%arg0, %[[DIM]], %{{.+}}, %{{.+}}, %{{.+}}) : (!torch.vtensor<[4,3],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[2,3],f32>
+
+// Constant sizes over an axis of unknown size keep constant bounds (YOLOv8's head).
+// CHECK-LABEL: func.func @test_split_constant_sizes_unknown_axis(
+func.func @test_split_constant_sizes_unknown_axis(%arg0: !torch.vtensor<[1,?,8],f32>) -> (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[64, 80]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %0:2 = "torch.operator"(%arg0, %s) {name = "onnx.Split", torch.onnx.axis = 1 : si64} : (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>
+}
+// CHECK: %[[B:.+]] = "torch.constant.int"() {value = 64 : i64}
+// CHECK: "torch.aten.slice.Tensor"(%arg0, %{{.*}}, %{{.*}}, %[[B]], %{{.*}})
+// CHECK: %[[E:.+]] = "torch.constant.int"() {value = 144 : i64}
+// CHECK: "torch.aten.slice.Tensor"(%arg0, %{{.*}}, %{{.*}}, %[[E]], %{{.*}})
+
+// Sizes known only at run time: each bound is the running sum of the sizes read with
+// item.
+// CHECK-LABEL: func.func @test_split_run_time_sizes(
+func.func @test_split_run_time_sizes(%arg0: !torch.vtensor<[1,?,8],f32>, %arg1: !torch.vtensor<[2],si64>) -> (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>) attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0:2 = "torch.operator"(%arg0, %arg1) {name = "onnx.Split", torch.onnx.axis = 1 : si64} : (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[2],si64>) -> (!torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[1,?,8],f32>, !torch.vtensor<[1,?,8],f32>
+}
+// CHECK: %[[S0:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[S1:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[START:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[END0:.+]] = "torch.aten.add.int"(%[[START]], %[[S0]])
+// CHECK: "torch.aten.slice.Tensor"(%arg0, %{{.*}}, %[[START]], %[[END0]], %{{.*}})
+// CHECK: %[[END1:.+]] = "torch.aten.add.int"(%[[END0]], %[[S1]])
+// CHECK: "torch.aten.slice.Tensor"(%arg0, %{{.*}}, %[[END0]], %[[END1]], %{{.*}})

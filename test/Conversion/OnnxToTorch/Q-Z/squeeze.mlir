@@ -31,3 +31,12 @@ func.func @test_squeeze_all(%arg0: !torch.vtensor<[1,3,1,4],f32>) -> !torch.vten
 }
 // CHECK: %[[Y:.+]] = "torch.aten.squeeze"(%arg0) : (!torch.vtensor<[1,3,1,4],f32>) -> !torch.vtensor<[3,4],f32>
 // CHECK: return %[[Y]]
+
+// One axis known only at run time: squeeze.dim takes it as a !torch.int.
+// CHECK-LABEL: func.func @test_squeeze_run_time_axis(
+func.func @test_squeeze_run_time_axis(%arg0: !torch.vtensor<[1,3,4],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Squeeze"} : (!torch.vtensor<[1,3,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32>
+  return %0 : !torch.vtensor<[?,?],f32>
+}
+// CHECK: %[[AXIS:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.squeeze.dim"(%arg0, %[[AXIS]]) : (!torch.vtensor<[1,3,4],f32>, !torch.int) -> !torch.vtensor<[?,?],f32>

@@ -33,3 +33,27 @@ func.func @test_unsqueeze_scalar(%arg0: !torch.vtensor<[],si64>) -> !torch.vtens
   return %0 : !torch.vtensor<[1],si64>
 }
 // CHECK: "torch.aten.unsqueeze"(%arg0, %{{.+}}) : (!torch.vtensor<[],si64>, !torch.int) -> !torch.vtensor<[1],si64>
+
+// One axis known only at run time: unsqueeze takes it as a !torch.int.
+// CHECK-LABEL: func.func @test_unsqueeze_run_time_axis(
+func.func @test_unsqueeze_run_time_axis(%arg0: !torch.vtensor<[3,4],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Unsqueeze"} : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?,?],f32>
+  return %0 : !torch.vtensor<[?,?,?],f32>
+}
+// CHECK: %[[AXIS:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.unsqueeze"(%arg0, %[[AXIS]]) : (!torch.vtensor<[3,4],f32>, !torch.int) -> !torch.vtensor<[?,?,?],f32>
+
+// Two axes known only at run time: a reshape whose sizes are 1 where an axis (made
+// non-negative) names the position, else the data's next dimension.
+// CHECK-LABEL: func.func @test_unsqueeze_run_time_axes(
+func.func @test_unsqueeze_run_time_axes(%arg0: !torch.vtensor<[3,4],f32>, %arg1: !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?,?,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Unsqueeze"} : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?,?,?],f32>
+  return %0 : !torch.vtensor<[?,?,?,?],f32>
+}
+// CHECK: %[[A0:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[A1:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.lt.int"(%[[A0]], {{.*}}) : (!torch.int, !torch.int) -> !torch.bool
+// CHECK: "torch.prim.min.int"
+// CHECK: "torch.aten.size.int"(%arg0, {{.*}}) : (!torch.vtensor<[3,4],f32>, !torch.int) -> !torch.int
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"({{.*}}) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: "torch.aten.reshape"(%arg0, %[[SIZES]]) : (!torch.vtensor<[3,4],f32>, !torch.list<int>) -> !torch.vtensor<[?,?,?,?],f32>
