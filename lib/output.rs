@@ -65,6 +65,18 @@ fn write_with(dest: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>)
             .context("writing to standard output")?;
         return Ok(());
     }
+    if writes_in_place(dest) {
+        // A device or pipe (`-o /dev/null`, a FIFO): renaming a temporary file over it
+        // would replace the device with a regular file, so it is written as it stands.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dest)
+            .with_context(|| format!("cannot write '{}'", dest.display()))?;
+        write(&mut file)
+            .and_then(|_| file.flush())
+            .with_context(|| format!("writing '{}'", dest.display()))?;
+        return Ok(());
+    }
     let dir = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -78,6 +90,12 @@ fn write_with(dest: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot write '{}'", dest.display()))?;
     Ok(())
+}
+
+/// Whether `dest` exists and is neither a regular file nor a directory (a character
+/// device such as /dev/null, or a pipe): such a destination is written directly.
+fn writes_in_place(dest: &Path) -> bool {
+    std::fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// A temporary file in `dir` whose mode is what a newly created file gets (0666 & !umask).
@@ -141,6 +159,18 @@ mod tests {
         write_bytes(&dest, b"y").unwrap();
         let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, expected, "{mode:o} != {expected:o}");
+    }
+
+    #[test]
+    fn devices_are_written_in_place_and_files_through_a_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.mlir");
+        std::fs::write(&file, "old").unwrap();
+        assert!(!writes_in_place(&file));
+        assert!(!writes_in_place(&dir.path().join("missing")));
+        assert!(!writes_in_place(dir.path()));
+        #[cfg(unix)]
+        assert!(writes_in_place(Path::new("/dev/null")));
     }
 
     #[test]
