@@ -13,6 +13,9 @@ mod conv_geometry;
 mod elementwise;
 mod gather_slice;
 mod integer_ops;
+mod layer_norm;
+mod logic;
+mod math_ops;
 mod matmul;
 mod microsoft;
 mod microsoft_matmul;
@@ -22,6 +25,7 @@ mod qlinear_conv;
 mod qlinear_matmul;
 mod quant_params;
 mod quantization;
+mod reductions;
 mod resize;
 mod shape_ops;
 mod shape_util;
@@ -62,6 +66,10 @@ pub(crate) fn register(r: &mut Registry) {
     pooling::register(r);
     matmul::register(r);
     microsoft::register(r);
+    math_ops::register(r);
+    layer_norm::register(r);
+    reductions::register(r);
+    logic::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.
