@@ -73,7 +73,7 @@ fn where_<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         bail!("X is {p} but Y is {q}");
     }
     let xy = broadcast(&x_type, &y_type, "X", "Y")?;
-    broadcast(&c_type, &xy, "condition", "X and Y")?;
+    broadcast(&c_type, &xy, "condition", "the broadcast of X and Y")?;
     let result = b.result_type(0)?;
     Ok(vec![t.aten_tensor("where.self", &[cond, x, y], &result)?])
 }
@@ -97,7 +97,12 @@ fn variadic<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, aten: &str) ->
         {
             bail!("data_0 is {p} but {name} is {q}");
         }
-        let shape = broadcast(&acc_type, &v_type, "the inputs before it", &name)?;
+        let before = if i == 1 {
+            "data_0".to_string()
+        } else {
+            format!("the broadcast of data_0 to data_{}", i - 1)
+        };
+        let shape = broadcast(&acc_type, &v_type, &before, &name)?;
         let ty = if i + 1 == n { result.clone() } else { shape };
         acc = if aten == "add.Tensor" {
             let one = t.int(1)?;

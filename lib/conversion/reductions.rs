@@ -40,24 +40,75 @@ fn axes_as_input(b: &Binder) -> bool {
     b.opset >= since
 }
 
-/// The reduced axes in `0..rank`, sorted, or `None` for the identity.
-fn axes(b: &Binder, rank: usize) -> Result<Option<Vec<usize>>> {
+/// Which axes a reduction takes.
+enum Axes<'c, 'a> {
+    /// `noop_with_empty_axes` with no axes: the op passes its input through.
+    Identity,
+    /// Axes known at compile time, in `0..rank`, sorted.
+    Known(Vec<usize>),
+    /// Axes read at run time from input 'axes' (of known length), as a
+    /// `!torch.list<int>`: one `select.int` + `item` per entry, as torch-mlir reads
+    /// them. torch's reductions take negative dimensions as they are.
+    Run(Value<'c, 'a>),
+}
+
+fn axes<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, rank: usize) -> Result<Axes<'c, 'a>> {
     let (given, what) = if axes_as_input(b) {
         await_constant(b, 1, "axes")?;
-        let given = optional_const_ints(b, 1, "axes")?.unwrap_or_default();
-        (given, "input 'axes'")
+        let run_time = b.has_input(1) && b.constant_input(1).is_none();
+        if run_time {
+            match run_time_axes(b, t)? {
+                Some(list) => return Ok(Axes::Run(list)),
+                None => (vec![], "input 'axes'"),
+            }
+        } else {
+            let given = optional_const_ints(b, 1, "axes")?.unwrap_or_default();
+            (given, "input 'axes'")
+        }
     } else {
         (b.ints("axes", &[])?, "attribute 'axes'")
     };
     if given.is_empty() {
         if axes_as_input(b) && b.int("noop_with_empty_axes", 0)? != 0 {
-            return Ok(None);
+            return Ok(Axes::Identity);
         }
-        return Ok(Some((0..rank).collect()));
+        return Ok(Axes::Known((0..rank).collect()));
     }
     let mut out = normalize_axes(&given, rank, what)?;
     out.sort_unstable();
-    Ok(Some(out))
+    Ok(Axes::Known(out))
+}
+
+/// The list of a run-time 'axes' input, or `None` when it is known to be empty.
+fn run_time_axes<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+) -> Result<Option<Value<'c, 'a>>> {
+    let axes = b.input(1, "axes")?;
+    let ty = b.input_type(1, "axes")?;
+    if let Some(d) = ty.dtype
+        && d != crate::onnx::dtype::DType::I64
+    {
+        bail!("input 'axes' is {ty}, expected INT64");
+    }
+    let n = match ty.shape.as_deref() {
+        Some([Some(n)]) => *n,
+        _ => bail!("input 'axes' is {ty}: a run-time 'axes' needs a 1-D shape of known length"),
+    };
+    if n == 0 {
+        return Ok(None);
+    }
+    let element = TensorType {
+        dtype: ty.dtype,
+        shape: Some(vec![]),
+    };
+    let mut items = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let (dim, index) = (t.int(0)?, t.int(i)?);
+        let one = t.aten_tensor("select.int", &[axes, dim, index], &element)?;
+        items.push(t.item_int(one)?);
+    }
+    Ok(Some(t.list(&items, "int")?))
 }
 
 fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
@@ -68,8 +119,14 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         bail!("input 'data' has unknown rank, so the reduced axes cannot be resolved");
     };
     let keepdims = b.int("keepdims", 1)? != 0;
-    let Some(axes) = axes(b, rank)? else {
-        return Ok(vec![refine(t, x, &x_type, &result)?]);
+    let (axes, dims_list) = match axes(b, t, rank)? {
+        Axes::Identity => return Ok(vec![refine(t, x, &x_type, &result)?]),
+        Axes::Known(axes) => {
+            let dims: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+            let list = t.int_list(&dims)?;
+            (Some(axes), list)
+        }
+        Axes::Run(list) => (None, list),
     };
     if b.op_type == "ReduceMean"
         && let Some(d) = x_type.dtype
@@ -77,29 +134,26 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     {
         bail!("input 'data' is {x_type}: ReduceMean is lowered for float inputs only");
     }
-    let dims: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
     let keep = t.bool(keepdims)?;
+    let none = t.none()?;
     let y = match b.op_type.as_str() {
-        "ReduceSum" => {
-            let list = t.int_list(&dims)?;
-            let none = t.none()?;
-            t.aten_tensor("sum.dim_IntList", &[x, list, keep, none], &result)?
+        "ReduceSum" => t.aten_tensor("sum.dim_IntList", &[x, dims_list, keep, none], &result)?,
+        "ReduceMean" => t.aten_tensor("mean.dim", &[x, dims_list, keep, none], &result)?,
+        "ReduceMax" => t.aten_tensor("amax", &[x, dims_list, keep], &result)?,
+        "ReduceMin" => t.aten_tensor("amin", &[x, dims_list, keep], &result)?,
+        "ReduceProd" => {
+            let Some(axes) = axes else {
+                bail!(
+                    "ReduceProd needs input 'axes' known at compile time: torch's prod reduces one dimension at a time"
+                );
+            };
+            product(t, x, &x_type, &axes, keepdims, &result)?
         }
-        "ReduceMean" => {
-            let list = t.int_list(&dims)?;
-            let none = t.none()?;
-            t.aten_tensor("mean.dim", &[x, list, keep, none], &result)?
-        }
-        "ReduceMax" => t.aten_tensor("amax", &[x, t.int_list(&dims)?, keep], &result)?,
-        "ReduceMin" => t.aten_tensor("amin", &[x, t.int_list(&dims)?, keep], &result)?,
-        "ReduceProd" => product(t, x, &x_type, &axes, keepdims, &result)?,
-        "ReduceL1" => norm(t, x, 1.0, &dims, keep, &result)?,
-        "ReduceL2" => norm(t, x, 2.0, &dims, keep, &result)?,
+        "ReduceL1" => norm(t, x, 1.0, dims_list, keep, &result)?,
+        "ReduceL2" => norm(t, x, 2.0, dims_list, keep, &result)?,
         "ReduceSumSquare" => {
             let square = t.aten_tensor("mul.Tensor", &[x, x], &x_type)?;
-            let list = t.int_list(&dims)?;
-            let none = t.none()?;
-            t.aten_tensor("sum.dim_IntList", &[square, list, keep, none], &result)?
+            t.aten_tensor("sum.dim_IntList", &[square, dims_list, keep, none], &result)?
         }
         other => bail!("no reduction named {other}"),
     };
@@ -111,14 +165,13 @@ fn norm<'c, 'a>(
     t: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
     ord: f64,
-    dims: &[i64],
+    dims: Value<'c, 'a>,
     keep: Value<'c, 'a>,
     result: &TensorType,
 ) -> Result<Value<'c, 'a>> {
     let ord = t.float(ord)?;
-    let list = t.int_list(dims)?;
     let none = t.none()?;
-    t.aten_tensor("linalg_vector_norm", &[x, ord, list, keep, none], result)
+    t.aten_tensor("linalg_vector_norm", &[x, ord, dims, keep, none], result)
 }
 
 /// torch's `prod` reduces one dimension at a time: one `prod.dim_int` per axis, the

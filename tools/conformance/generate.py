@@ -37,10 +37,17 @@ FAMILIES = [
     "averagepool*", "globalaveragepool*", "flatten*", "reshape*", "transpose*", "concat*",
     "split*", "slice*", "squeeze*", "unsqueeze*", "cast*", "identity*", "constant*",
     "shape*", "gather*", "batchnorm*", "pad*", "resize*",
+    # The transformer op set (issue 15).
+    "layer_normalization*", "gelu*", "erf*", "sqrt*", "pow*", "reciprocal*", "exp",
+    "log", "neg", "abs*", "sign*", "floor*", "ceil*", "round*", "mod*",
+    "reduce_sum*", "reduce_mean*", "reduce_max*", "reduce_min*", "reduce_prod*",
+    "reduce_l1*", "reduce_l2*", "reduce_sum_square*",
+    "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
+    "min*", "max", "sum*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.
-FAMILY_OPS = {f.rstrip("*") for f in FAMILIES} | {"batchnormalization"}
+FAMILY_OPS = {f.rstrip("*") for f in FAMILIES} | {"batchnormalization", "layernormalization"}
 
 
 def family_of(case):
