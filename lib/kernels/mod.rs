@@ -84,6 +84,7 @@ mod testing;
 const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::scalar::lookup,
     ops::arith::lookup,
+    ops::along::lookup,
     ops::cast::lookup,
     ops::clamp::lookup,
     ops::compare::lookup,
@@ -102,6 +103,8 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::reduce_prod_norm::lookup,
     ops::resize::lookup,
     ops::select::lookup,
+    ops::scatter_gather::lookup,
+    ops::triangle::lookup,
     ops::shape::lookup,
     ops::unary::lookup,
 ];

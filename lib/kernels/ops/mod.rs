@@ -2,6 +2,7 @@
 //! computes them on any dtype the lowering emits. `promote` and `zip` are the
 //! elementwise machinery they share (torch's type promotion, broadcasting loops).
 
+pub mod along;
 pub mod arith;
 pub mod cast;
 pub mod clamp;
@@ -19,7 +20,9 @@ pub mod reduce;
 pub mod reduce_prod_norm;
 pub mod resize;
 pub mod scalar;
+pub mod scatter_gather;
 pub mod select;
 pub mod shape;
+pub mod triangle;
 pub mod unary;
 mod zip;
