@@ -6,12 +6,14 @@ pub mod binder;
 mod legality;
 
 mod activations;
+mod arg_topk;
 mod batch_norm;
 mod concat_split;
 mod conv;
 mod conv_geometry;
 mod elementwise;
 mod gather_slice;
+mod index_ops;
 mod integer_ops;
 mod layer_norm;
 mod logic;
@@ -70,6 +72,8 @@ pub(crate) fn register(r: &mut Registry) {
     layer_norm::register(r);
     reductions::register(r);
     logic::register(r);
+    arg_topk::register(r);
+    index_ops::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

@@ -43,7 +43,8 @@ FAMILIES = [
     "reduce_sum*", "reduce_mean*", "reduce_max*", "reduce_min*", "reduce_prod*",
     "reduce_l1*", "reduce_l2*", "reduce_sum_square*",
     "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
-    "min*", "max", "sum*",
+    "min*", "max", "sum*", "argmax*", "argmin*", "top_k*", "cumsum*", "tril*", "triu*",
+    "gather_elements*", "scatternd*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.
