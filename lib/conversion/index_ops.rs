@@ -65,10 +65,14 @@ fn cumsum<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
             t.item_int(axis)?
         }
     };
-    let flip_list = t.list(&[dim], "int")?;
+    let flip_list = if reverse {
+        Some(t.list(&[dim], "int")?)
+    } else {
+        None
+    };
     let mut value = x;
-    if reverse {
-        value = t.aten_tensor("flip", &[value, flip_list], &x_type)?;
+    if let Some(list) = flip_list {
+        value = t.aten_tensor("flip", &[value, list], &x_type)?;
     }
     let none = t.none()?;
     let summed = match (exclusive, static_axis) {
@@ -103,12 +107,8 @@ fn cumsum<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
             t.aten_tensor("sub.Tensor", &[inclusive, value, one], &result)?
         }
     };
-    if reverse {
-        return Ok(vec![t.aten_tensor(
-            "flip",
-            &[summed, flip_list],
-            &result,
-        )?]);
+    if let Some(list) = flip_list {
+        return Ok(vec![t.aten_tensor("flip", &[summed, list], &result)?]);
     }
     Ok(vec![summed])
 }
