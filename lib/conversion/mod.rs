@@ -11,6 +11,7 @@ mod batch_norm;
 mod concat_split;
 mod conv;
 mod conv_geometry;
+mod einsum;
 mod elementwise;
 mod gather_slice;
 mod index_ops;
@@ -74,6 +75,7 @@ pub(crate) fn register(r: &mut Registry) {
     logic::register(r);
     arg_topk::register(r);
     index_ops::register(r);
+    einsum::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

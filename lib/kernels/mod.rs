@@ -89,6 +89,7 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::clamp::lookup,
     ops::compare::lookup,
     ops::concat::lookup,
+    ops::einsum::lookup,
     ops::erf::lookup,
     linalg::conv::lookup,
     ops::fill::lookup,

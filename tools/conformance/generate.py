@@ -44,7 +44,7 @@ FAMILIES = [
     "reduce_l1*", "reduce_l2*", "reduce_sum_square*",
     "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
     "min*", "max", "sum*", "argmax*", "argmin*", "top_k*", "cumsum*", "tril*", "triu*",
-    "gather_elements*", "scatternd*",
+    "gather_elements*", "scatternd*", "einsum*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

@@ -19,6 +19,7 @@ mod contrib;
 mod conv_pool;
 mod ctx;
 mod dims;
+mod einsum;
 mod elementwise;
 mod expand;
 mod fold;
@@ -122,6 +123,7 @@ pub(crate) fn register(r: &mut Registry) {
     normalization::register(r);
     reductions::register(r);
     contrib::register(r);
+    einsum::register(r);
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod cast;
 pub mod clamp;
 pub mod compare;
 pub mod concat;
+pub mod einsum;
 pub mod erf;
 pub mod fill;
 pub mod layer_norm;
