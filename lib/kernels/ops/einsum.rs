@@ -321,7 +321,11 @@ mod tests {
         ];
         let t = run1("aten.einsum", &args, unknown()).unwrap();
         assert_eq!(f32_values(&t), vec![19.0, 22.0, 43.0, 50.0]);
-        let args = [Value::Str("ii".into()), list(&[a.clone()]), Value::None];
+        let args = [
+            Value::Str("ii".into()),
+            list(std::slice::from_ref(&a)),
+            Value::None,
+        ];
         let t = run1("aten.einsum", &args, unknown()).unwrap();
         assert_eq!((t.shape.clone(), f32_values(&t)), (vec![], vec![5.0]));
         let args = [
