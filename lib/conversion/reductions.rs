@@ -49,7 +49,7 @@ enum Axes<'c, 'a> {
     /// Axes read at run time from input 'axes' (of known length), as a
     /// `!torch.list<int>`: one `select.int` + `item` per entry, as torch-mlir reads
     /// them. torch's reductions take negative dimensions as they are.
-    Run(Value<'c, 'a>),
+    Run(Value<'c, 'a>, Vec<Value<'c, 'a>>),
 }
 
 fn axes<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, rank: usize) -> Result<Axes<'c, 'a>> {
@@ -58,7 +58,7 @@ fn axes<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, rank: usize) -> Re
         let run_time = b.has_input(1) && b.constant_input(1).is_none();
         if run_time {
             match run_time_axes(b, t)? {
-                Some(list) => return Ok(Axes::Run(list)),
+                Some((list, items)) => return Ok(Axes::Run(list, items)),
                 None => (vec![], "input 'axes'"),
             }
         } else {
@@ -79,11 +79,13 @@ fn axes<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, rank: usize) -> Re
     Ok(Axes::Known(out))
 }
 
-/// The list of a run-time 'axes' input, or `None` when it is known to be empty.
+/// The list of a run-time 'axes' input and its entries, or `None` when it is known to
+/// be empty.
+#[allow(clippy::type_complexity)]
 fn run_time_axes<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
-) -> Result<Option<Value<'c, 'a>>> {
+) -> Result<Option<(Value<'c, 'a>, Vec<Value<'c, 'a>>)>> {
     let axes = b.input(1, "axes")?;
     let ty = b.input_type(1, "axes")?;
     if let Some(d) = ty.dtype
@@ -108,7 +110,7 @@ fn run_time_axes<'c, 'a>(
         let one = t.aten_tensor("select.int", &[axes, dim, index], &element)?;
         items.push(t.item_int(one)?);
     }
-    Ok(Some(t.list(&items, "int")?))
+    Ok(Some((t.list(&items, "int")?, items)))
 }
 
 fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
@@ -119,14 +121,16 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         bail!("input 'data' has unknown rank, so the reduced axes cannot be resolved");
     };
     let keepdims = b.int("keepdims", 1)? != 0;
+    // `axes` is Ok with the axes known at compile time, Err with the `!torch.int`
+    // entries read at run time; `dims_list` is either as a `!torch.list<int>`.
     let (axes, dims_list) = match axes(b, t, rank)? {
         Axes::Identity => return Ok(vec![refine(t, x, &x_type, &result)?]),
         Axes::Known(axes) => {
             let dims: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
             let list = t.int_list(&dims)?;
-            (Some(axes), list)
+            (Ok(axes), list)
         }
-        Axes::Run(list) => (None, list),
+        Axes::Run(list, items) => (Err(items), list),
     };
     if b.op_type == "ReduceMean"
         && let Some(d) = x_type.dtype
@@ -141,14 +145,33 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         "ReduceMean" => t.aten_tensor("mean.dim", &[x, dims_list, keep, none], &result)?,
         "ReduceMax" => t.aten_tensor("amax", &[x, dims_list, keep], &result)?,
         "ReduceMin" => t.aten_tensor("amin", &[x, dims_list, keep], &result)?,
-        "ReduceProd" => {
-            let Some(axes) = axes else {
-                bail!(
-                    "ReduceProd needs input 'axes' known at compile time: torch's prod reduces one dimension at a time"
-                );
-            };
-            product(t, x, &x_type, &axes, keepdims, &result)?
-        }
+        "ReduceProd" => match axes {
+            Ok(axes) => product(t, x, &x_type, &axes, keepdims, &result)?,
+            // Each product keeps its dimension (as size 1), so the others keep their
+            // numbers whatever order the run-time axes come in. Without keepdims a sum
+            // over the same axes then drops them: a sum of one element is that element.
+            Err(items) => {
+                let mut value = x;
+                let kept = TensorType {
+                    dtype: result.dtype,
+                    shape: Some(vec![None; rank]),
+                };
+                for (i, dim) in items.iter().enumerate() {
+                    let ty = if keepdims && i + 1 == items.len() {
+                        &result
+                    } else {
+                        &kept
+                    };
+                    let (keep, none) = (t.bool(true)?, t.none()?);
+                    value = t.aten_tensor("prod.dim_int", &[value, *dim, keep, none], ty)?;
+                }
+                if keepdims {
+                    value
+                } else {
+                    t.aten_tensor("sum.dim_IntList", &[value, dims_list, keep, none], &result)?
+                }
+            }
+        },
         "ReduceL1" => norm(t, x, 1.0, dims_list, keep, &result)?,
         "ReduceL2" => norm(t, x, 2.0, dims_list, keep, &result)?,
         "ReduceSumSquare" => {

@@ -109,3 +109,47 @@ func.func @test_reduce_mean_run_time_axes(%arg0: !torch.vtensor<[3,2,2],f32>, %a
 // CHECK: %[[V10:.+]] = "torch.constant.none"() : () -> !torch.none
 // CHECK: %[[V11:.+]] = "torch.aten.mean.dim"(%arg0, %[[V8]], %[[V9]], %[[V10]]) : (!torch.vtensor<[3,2,2],f32>, !torch.list<int>, !torch.bool, !torch.none) -> !torch.vtensor<[?,?,?],f32>
 // CHECK: return %[[V11]] : !torch.vtensor<[?,?,?],f32>
+
+// CHECK-LABEL: func.func @test_reduce_prod_run_time_axes(
+// ReduceProd with run-time axes and keepdims: one prod.dim_int per entry.
+func.func @test_reduce_prod_run_time_axes(%arg0: !torch.vtensor<[3,2,2],f32>, %arg1: !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?,?],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.ReduceProd"} : (!torch.vtensor<[3,2,2],f32>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,?,?],f32>
+  return %0 : !torch.vtensor<[?,?,?],f32>
+}
+// CHECK: %[[V0:.+]] = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+// CHECK: %[[V1:.+]] = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+// CHECK: %[[V2:.+]] = "torch.aten.select.int"(%arg1, %[[V0]], %[[V1]]) : (!torch.vtensor<[2],si64>, !torch.int, !torch.int) -> !torch.vtensor<[],si64>
+// CHECK: %[[V3:.+]] = "torch.aten.item"(%[[V2]]) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[V4:.+]] = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+// CHECK: %[[V5:.+]] = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+// CHECK: %[[V6:.+]] = "torch.aten.select.int"(%arg1, %[[V4]], %[[V5]]) : (!torch.vtensor<[2],si64>, !torch.int, !torch.int) -> !torch.vtensor<[],si64>
+// CHECK: %[[V7:.+]] = "torch.aten.item"(%[[V6]]) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[V8:.+]] = "torch.prim.ListConstruct"(%[[V3]], %[[V7]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[V9:.+]] = "torch.constant.bool"() {value = true} : () -> !torch.bool
+// CHECK: %[[V10:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[V11:.+]] = "torch.constant.bool"() {value = true} : () -> !torch.bool
+// CHECK: %[[V12:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[V13:.+]] = "torch.aten.prod.dim_int"(%arg0, %[[V3]], %[[V11]], %[[V12]]) : (!torch.vtensor<[3,2,2],f32>, !torch.int, !torch.bool, !torch.none) -> !torch.vtensor<[?,?,?],f32>
+// CHECK: %[[V14:.+]] = "torch.constant.bool"() {value = true} : () -> !torch.bool
+// CHECK: %[[V15:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[V16:.+]] = "torch.aten.prod.dim_int"(%[[V13]], %[[V7]], %[[V14]], %[[V15]]) : (!torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool, !torch.none) -> !torch.vtensor<[?,?,?],f32>
+// CHECK: return %[[V16]] : !torch.vtensor<[?,?,?],f32>
+
+// CHECK-LABEL: func.func @test_reduce_prod_run_time_axes_dropped(
+// Without keepdims, a sum over the same run-time axes drops the kept size-1 dimensions.
+func.func @test_reduce_prod_run_time_axes_dropped(%arg0: !torch.vtensor<[3,2,2],si32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],si32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.ReduceProd", torch.onnx.keepdims = 0 : si64} : (!torch.vtensor<[3,2,2],si32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],si32>
+  return %0 : !torch.vtensor<[?,?],si32>
+}
+// CHECK: %[[V0:.+]] = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+// CHECK: %[[V1:.+]] = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+// CHECK: %[[V2:.+]] = "torch.aten.select.int"(%arg1, %[[V0]], %[[V1]]) : (!torch.vtensor<[1],si64>, !torch.int, !torch.int) -> !torch.vtensor<[],si64>
+// CHECK: %[[V3:.+]] = "torch.aten.item"(%[[V2]]) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[V4:.+]] = "torch.prim.ListConstruct"(%[[V3]]) : (!torch.int) -> !torch.list<int>
+// CHECK: %[[V5:.+]] = "torch.constant.bool"() {value = false} : () -> !torch.bool
+// CHECK: %[[V6:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[V7:.+]] = "torch.constant.bool"() {value = true} : () -> !torch.bool
+// CHECK: %[[V8:.+]] = "torch.constant.none"() : () -> !torch.none
+// CHECK: %[[V9:.+]] = "torch.aten.prod.dim_int"(%arg0, %[[V3]], %[[V7]], %[[V8]]) : (!torch.vtensor<[3,2,2],si32>, !torch.int, !torch.bool, !torch.none) -> !torch.vtensor<[?,?,?],si32>
+// CHECK: %[[V10:.+]] = "torch.aten.sum.dim_IntList"(%[[V9]], %[[V4]], %[[V5]], %[[V6]]) : (!torch.vtensor<[?,?,?],si32>, !torch.list<int>, !torch.bool, !torch.none) -> !torch.vtensor<[?,?],si32>
+// CHECK: return %[[V10]] : !torch.vtensor<[?,?],si32>

@@ -38,10 +38,3 @@ func.func @unranked(%arg0: !torch.vtensor<*,f32>) -> !torch.vtensor<*,f32> attri
   return %0 : !torch.vtensor<*,f32>
 }
 
-// -----
-
-// CHECK: error: node 'prod_axes' (ReduceProd): ReduceProd needs input 'axes' known at compile time: torch's prod reduces one dimension at a time
-func.func @prod_run_time_axes(%arg0: !torch.vtensor<[3,2],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
-  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.ReduceProd"} : (!torch.vtensor<[3,2],f32>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> loc("prod_axes")
-  return %0 : !torch.vtensor<[?,?],f32>
-}
