@@ -6,14 +6,20 @@ pub mod binder;
 mod legality;
 
 mod activations;
+mod arg_topk;
 mod batch_norm;
 mod concat_split;
 mod conv;
 mod conv_geometry;
+mod einsum;
 mod elementwise;
 mod expand_tile;
 mod gather_slice;
+mod index_ops;
 mod integer_ops;
+mod layer_norm;
+mod logic;
+mod math_ops;
 mod matmul;
 mod microsoft;
 mod microsoft_matmul;
@@ -25,6 +31,7 @@ mod quant_params;
 mod quantization;
 mod range_fill;
 mod recurrent;
+mod reductions;
 mod resize;
 mod runtime_axes;
 mod runtime_ints;
@@ -70,6 +77,13 @@ pub(crate) fn register(r: &mut Registry) {
     matmul::register(r);
     microsoft::register(r);
     recurrent::register(r);
+    math_ops::register(r);
+    layer_norm::register(r);
+    reductions::register(r);
+    logic::register(r);
+    arg_topk::register(r);
+    index_ops::register(r);
+    einsum::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

@@ -16,6 +16,7 @@ use crate::ops::Registry;
 pub fn register(r: &mut Registry) {
     r.on_op("Cast", 1, cast_named);
     r.on_op("Cast", 6, cast);
+    r.on_op("CastLike", 15, cast_like);
     r.on_op("Identity", 1, identity);
     r.on_op("Constant", 1, constant);
 }
@@ -53,6 +54,20 @@ fn cast<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a>
     let to = i32::try_from(code)
         .map_err(|_| anyhow!("attribute 'to' is {code}, not a data type"))
         .and_then(|c| DType::from_onnx(c).map_err(|e| anyhow!("attribute 'to': {e}")))?;
+    lower_cast(b, t, to)
+}
+
+/// CastLike: Cast to the element type of input 1 (whose values are not read).
+fn cast_like<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let target = b.input_type(1, "target_type")?;
+    let Some(to) = target.dtype else {
+        bail!("input target_type has an unknown element type");
+    };
+    if let Some(r) = b.result_type(0)?.dtype
+        && r != to
+    {
+        bail!("output is {r} but input target_type is {to}");
+    }
     lower_cast(b, t, to)
 }
 

@@ -38,10 +38,18 @@ FAMILIES = [
     "split*", "slice*", "squeeze*", "unsqueeze*", "cast*", "identity*", "constant*",
     "shape*", "gather*", "batchnorm*", "pad*", "resize*", "expand*", "range*", "tile*",
     "lstm*", "gru*",
+    # The transformer op set (issue 15).
+    "layer_normalization*", "gelu*", "erf*", "sqrt*", "pow*", "reciprocal*", "exp",
+    "log", "neg", "abs*", "sign*", "floor*", "ceil*", "round*", "mod*",
+    "reduce_sum*", "reduce_mean*", "reduce_max*", "reduce_min*", "reduce_prod*",
+    "reduce_l1*", "reduce_l2*", "reduce_sum_square*",
+    "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
+    "min*", "max", "sum*", "argmax*", "argmin*", "top_k*", "cumsum*", "tril*", "triu*",
+    "gather_elements*", "scatternd*", "einsum*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.
-FAMILY_OPS = {f.rstrip("*") for f in FAMILIES} | {"batchnormalization"}
+FAMILY_OPS = {f.rstrip("*") for f in FAMILIES} | {"batchnormalization", "layernormalization"}
 
 
 def family_of(case):

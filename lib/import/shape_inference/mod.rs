@@ -19,6 +19,7 @@ mod contrib;
 mod conv_pool;
 mod ctx;
 mod dims;
+mod einsum;
 mod elementwise;
 mod expand;
 mod fold;
@@ -126,6 +127,7 @@ pub(crate) fn register(r: &mut Registry) {
     reductions::register(r);
     contrib::register(r);
     recurrent::register(r);
+    einsum::register(r);
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Reduce* ops (axes as an attribute, or an input from opset 13 for ReduceSum and 18
-//! for the rest) and ArgMax/ArgMin.
+//! for the rest), ArgMax/ArgMin, and TopK (which keeps K elements along its axis).
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::Inferred;
 use super::ctx::Ctx;
@@ -29,6 +29,39 @@ pub(crate) fn register(r: &mut Registry) {
         reduce,
     );
     r.infer_ops(&["ArgMax", "ArgMin"], 1, arg);
+    r.infer_ops(&["TopK"], 1, top_k);
+}
+
+/// Values keep X's type, indices are INT64; along `axis` there are K of each (K is an
+/// attribute before opset 10, then a 1-element input).
+fn top_k(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let k = if ctx.opset < 10 {
+        Some(ctx.attrs().int("k", 0)?)
+    } else {
+        ctx.ints(1).and_then(|v| (v.len() == 1).then(|| v[0]))
+    };
+    if let Some(k) = k
+        && k < 0
+    {
+        bail!("K is {k}, expected a non-negative count");
+    }
+    let shape = match ctx.shape(0) {
+        Some(mut x) => {
+            let a = dims::axis(ctx.attrs().int("axis", -1)?, x.len(), "attribute 'axis'")?;
+            if let (Some(k), Some(Some(n))) = (k, x.get(a))
+                && k > *n
+            {
+                bail!("K is {k}, more than the {n} elements along axis {a}");
+            }
+            x[a] = k;
+            Some(x)
+        }
+        None => None,
+    };
+    Ok(vec![
+        Inferred::of(ctx.dtype(0), shape.clone()),
+        Inferred::of(Some(DType::I64), shape),
+    ])
 }
 
 /// Drops (or, with keepdims, sets to 1) the reduced axes.
@@ -116,6 +149,18 @@ mod tests {
         assert_eq!(out_ty(&n, 13, &[x()]), ty(DType::F32, &[]));
         let noop = N::new("ReduceSum", &["data"], 1).int("noop_with_empty_axes", 1);
         assert_eq!(out_ty(&noop, 13, &[x()]), ty(DType::F32, &[2, 3, 4, 5]));
+    }
+
+    #[test]
+    fn top_k_keeps_k_along_the_axis() {
+        let n = N::new("TopK", &["X", "K"], 2).int("axis", 1);
+        let x = || Some(In::new(DType::F32, &[3, 5]));
+        let outs =
+            super::super::test_util::run(&n, 11, &[x(), Some(In::ints(&[1], &[2]))]).unwrap();
+        assert_eq!(outs[0].ty, ty(DType::F32, &[3, 2]));
+        assert_eq!(outs[1].ty, ty(DType::I64, &[3, 2]));
+        let e = super::super::test_util::err(&n, 11, &[x(), Some(In::ints(&[1], &[6]))]);
+        assert_eq!(e, "K is 6, more than the 5 elements along axis 1");
     }
 
     #[test]

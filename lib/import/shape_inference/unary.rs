@@ -41,6 +41,7 @@ pub(crate) fn register(r: &mut Registry) {
             "Relu",
             "ReverseSequence",
             "Round",
+            "ScatterND",
             "Selu",
             "Shrink",
             "Sigmoid",

@@ -2,23 +2,31 @@
 //! computes them on any dtype the lowering emits. `promote` and `zip` are the
 //! elementwise machinery they share (torch's type promotion, broadcasting loops).
 
+pub mod along;
 pub mod arange;
 pub mod arith;
 pub mod cast;
 pub mod clamp;
 pub mod compare;
 pub mod concat;
+pub mod einsum;
+pub mod erf;
 pub mod fill;
+pub mod layer_norm;
+pub mod math;
 pub mod norm;
 pub mod pad;
 pub mod pool;
 mod promote;
 pub mod recurrent;
 pub mod reduce;
+pub mod reduce_prod_norm;
 pub mod resize;
 pub mod scalar;
+pub mod scatter_gather;
 pub mod select;
 pub mod shape;
 pub mod tile;
+pub mod triangle;
 pub mod unary;
 mod zip;

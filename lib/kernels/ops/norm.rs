@@ -173,6 +173,24 @@ mod tests {
     }
 
     #[test]
+    fn softmax_behind_an_additive_mask() {
+        // A row masked everywhere with f32's lowest value is uniform (no NaN); a row
+        // of -inf is NaN, as ONNX Runtime gives (-inf minus its -inf maximum).
+        let lo = f32::MIN;
+        let inf = f32::NEG_INFINITY;
+        let x = f32s(&[3, 2], &[1.0, lo, lo, lo, inf, inf]);
+        let t = run1(
+            "aten.softmax.int",
+            &[x, Value::Int(1), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        let y = f32_values(&t);
+        assert_eq!(y[..4], [1.0, 0.0, 0.5, 0.5]);
+        assert!(y[4].is_nan() && y[5].is_nan(), "{y:?}");
+    }
+
+    #[test]
     fn softmax_along_a_dimension() {
         let x = f32s(&[2, 2], &[0.0, 0.0, 1.0, 3.0]);
         let t = run1(

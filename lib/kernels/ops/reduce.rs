@@ -32,14 +32,14 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 
 /// Which dimensions of a tensor are reduced, and where each output element's inputs
 /// are: `bases[o] + inner[j]` over all j.
-struct Reduction {
-    shape: Vec<usize>,
-    bases: Vec<usize>,
-    inner: Vec<usize>,
+pub(super) struct Reduction {
+    pub shape: Vec<usize>,
+    pub bases: Vec<usize>,
+    pub inner: Vec<usize>,
 }
 
 /// Reduces `dims` (all when empty) of `shape`, keeping them as size 1 if `keepdim`.
-fn reduction(shape: &[usize], dims: &[i64], keepdim: bool) -> Result<Reduction> {
+pub(super) fn reduction(shape: &[usize], dims: &[i64], keepdim: bool) -> Result<Reduction> {
     let rank = shape.len();
     let mut reduced = vec![dims.is_empty(); rank];
     for &d in dims {
@@ -89,7 +89,7 @@ fn extreme(v: impl Iterator<Item = f64>, max: bool) -> Option<(f64, usize)> {
 }
 
 /// Integer data keeps its exact values (i64 holds all but huge u64).
-fn values(t: &Tensor) -> Result<Vec<f64>> {
+pub(super) fn values(t: &Tensor) -> Result<Vec<f64>> {
     if t.quant.is_some() {
         bail!("reducing a quantized tensor is not supported; reduce its values");
     }

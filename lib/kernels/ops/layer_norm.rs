@@ -1,0 +1,190 @@
+//! Layer normalization: `native_layer_norm(input, normalized_shape, weight?, bias?,
+//! eps)` gives `(y, mean, rstd)`, normalizing over the trailing dimensions that
+//! `normalized_shape` names; `layer_norm(…, cudnn_enable)` gives `y` alone. Each group's
+//! mean and variance are accumulated in f64 (ONNX Runtime accumulates f32 in f32; the
+//! f64 figures are the exact ones it approximates), and `y` is rounded once.
+
+use anyhow::{Result, bail};
+
+use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::data::from_f64;
+use crate::kernels::tensor::value::Value;
+use crate::kernels::{Call, Kernel, args};
+
+pub fn lookup(op: &str) -> Option<Kernel> {
+    Some(match op {
+        "aten.native_layer_norm" => |c| layer_norm(c, true),
+        "aten.layer_norm" => |c| layer_norm(c, false),
+        _ => return None,
+    })
+}
+
+/// An optional affine operand (weight or bias): absent, or a float tensor of the
+/// normalized shape (broadcast from fewer leading dimensions, as ONNX allows).
+fn affine(c: &Call, i: usize, normalized: &[usize], what: &str) -> Result<Option<Vec<f64>>> {
+    let Some(t) = args::opt_tensor(c, i)? else {
+        return Ok(None);
+    };
+    if t.quant.is_some() || !t.data.dtype().is_float() {
+        bail!("{what} must be a float tensor, but is {}", t.dtype());
+    }
+    let n: usize = normalized.iter().product();
+    let fits = t.rank() <= normalized.len()
+        && t.shape
+            .iter()
+            .rev()
+            .zip(normalized.iter().rev())
+            .all(|(&a, &b)| a == b || a == 1);
+    if !fits {
+        bail!(
+            "{what} has shape {:?}, which does not broadcast to the normalized shape {normalized:?}",
+            t.shape
+        );
+    }
+    let v = t.data.to_f64();
+    if v.len() == n {
+        return Ok(Some(v));
+    }
+    // Broadcast the few size-1 dimensions out to the full normalized shape.
+    let mut out = Vec::with_capacity(n);
+    let pad = normalized.len() - t.rank();
+    let shape: Vec<usize> = std::iter::repeat_n(1, pad)
+        .chain(t.shape.iter().copied())
+        .collect();
+    for flat in 0..n {
+        let (mut rest, mut src, mut stride) = (flat, 0, 1);
+        for d in (0..normalized.len()).rev() {
+            let k = rest % normalized[d];
+            rest /= normalized[d];
+            if shape[d] != 1 {
+                src += k * stride;
+            }
+            stride *= shape[d];
+        }
+        out.push(v.get(src).copied().unwrap_or(0.0));
+    }
+    Ok(Some(out))
+}
+
+fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
+    let x = args::tensor(c, 0)?;
+    let dtype = x.data.dtype();
+    if x.quant.is_some() || !dtype.is_float() {
+        bail!("the input must be a float tensor, but is {}", x.dtype());
+    }
+    let normalized = args::ints(c, 1)?;
+    let rank = x.rank();
+    if normalized.len() > rank {
+        bail!(
+            "normalized_shape {normalized:?} has more dimensions than the input {:?}",
+            x.shape
+        );
+    }
+    let axis = rank - normalized.len();
+    let tail = &x.shape[axis..];
+    if tail.iter().zip(normalized).any(|(&a, &b)| a as i64 != b) {
+        bail!("normalized_shape {normalized:?} is not the input's trailing shape {tail:?}");
+    }
+    let weight = affine(c, 2, tail, "weight")?;
+    let bias = affine(c, 3, tail, "bias")?;
+    let eps = args::float(c, 4)?;
+    let n: usize = tail.iter().product();
+    let groups: usize = x.shape[..axis].iter().product();
+    let v = x.data.to_f64();
+    let mut y = vec![0.0; v.len()];
+    let mut means = Vec::with_capacity(groups);
+    let mut rstds = Vec::with_capacity(groups);
+    if n > 0 {
+        for (row, out) in v.chunks(n).zip(y.chunks_mut(n)).take(groups) {
+            let mean = row.iter().sum::<f64>() / n as f64;
+            let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
+            let rstd = 1.0 / (var + eps).sqrt();
+            for (k, (o, &a)) in out.iter_mut().zip(row).enumerate() {
+                let mut r = (a - mean) * rstd;
+                if let Some(w) = &weight {
+                    r *= w[k];
+                }
+                if let Some(b) = &bias {
+                    r += b[k];
+                }
+                *o = r;
+            }
+            means.push(mean);
+            rstds.push(rstd);
+        }
+    } else {
+        means.resize(groups, f64::NAN);
+        rstds.resize(groups, f64::NAN);
+    }
+    let out = Tensor::new(x.shape.clone(), from_f64(dtype, &y))?;
+    let result = args::ret(c, out)?;
+    if !stats {
+        return Ok(result);
+    }
+    let mut stats_shape = x.shape[..axis].to_vec();
+    stats_shape.resize(rank, 1);
+    let mut values = result;
+    for (i, s) in [(1, means), (2, rstds)] {
+        let stat_dtype = args::declared(c, i).and_then(|t| t.dtype).unwrap_or(dtype);
+        if !stat_dtype.is_float() {
+            bail!("result {i} is declared {stat_dtype}, not a float type");
+        }
+        let t = Tensor::new(stats_shape.clone(), from_f64(stat_dtype, &s))?;
+        if let Some(ty) = args::declared(c, i) {
+            args::check_declared(ty, &t)?;
+        }
+        values.push(Value::tensor(t));
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
+    use crate::kernels::testing::*;
+
+    #[test]
+    fn normalizes_the_trailing_dimensions() {
+        let x = f32s(&[2, 2], &[1.0, 3.0, -2.0, -2.0]);
+        let w = f32s(&[2], &[2.0, 1.0]);
+        let b = f32s(&[2], &[0.5, 0.0]);
+        let args = [x.clone(), ints(&[2]), w, b, Value::Float(0.0)];
+        let out = run(
+            "aten.native_layer_norm",
+            &args,
+            &[of(DType::F32), of(DType::F32), of(DType::F32)],
+        )
+        .unwrap();
+        let y = f32_values(out[0].as_tensor().unwrap());
+        // Row 0: mean 2, std 1 → (-1, 1) · w + b.
+        assert_eq!(y[..2], [-1.5, 1.0]);
+        // Row 1: variance 0 and eps 0 → inf · 0 is NaN, as 0/0 is.
+        assert!(y[2].is_nan());
+        let mean = out[1].as_tensor().unwrap();
+        assert_eq!(
+            (mean.shape.clone(), f32_values(mean)),
+            (vec![2, 1], vec![2.0, -2.0])
+        );
+        assert_eq!(f32_values(out[2].as_tensor().unwrap())[0], 1.0);
+        let args = [
+            x.clone(),
+            ints(&[2, 2]),
+            Value::None,
+            Value::None,
+            Value::Float(1e-5),
+            Value::Bool(false),
+        ];
+        let t = run1("aten.layer_norm", &args, unknown()).unwrap();
+        assert_eq!(t.shape, vec![2, 2]);
+        let args = [x, ints(&[3]), Value::None, Value::None, Value::Float(1e-5)];
+        assert!(
+            run(
+                "aten.native_layer_norm",
+                &args,
+                &[unknown(), unknown(), unknown()]
+            )
+            .is_err()
+        );
+    }
+}
