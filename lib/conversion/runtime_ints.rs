@@ -45,18 +45,7 @@ pub fn int_entries<'c, 'a>(
         return Ok(vec![t.item_int(x)?]);
     }
     let len = known_length(&ty, name)?;
-    let element = TensorType {
-        dtype: ty.dtype,
-        shape: Some(vec![]),
-    };
-    let zero = t.int(0)?;
-    let mut out = Vec::with_capacity(len as usize);
-    for k in 0..len {
-        let at = t.int(k)?;
-        let picked = t.aten_tensor("select.int", &[x, zero, at], &element)?;
-        out.push(t.item_int(picked)?);
-    }
-    Ok(out)
+    select_each(t, x, &ty, len, |v| t.item_int(v))
 }
 
 /// The entries of 1-D float input `i` (Resize's scales), each as a `!torch.float`:
@@ -80,18 +69,28 @@ pub fn float_entries<'c, 'a>(
         bail!("input '{name}' must be a float tensor, but is {ty}");
     }
     let len = known_length(&ty, name)?;
+    select_each(t, x, &ty, len, |v| t.item_float(v))
+}
+
+/// `item(select(x, 0, k))` for each `k` below `len`, the scalar read by `item`.
+fn select_each<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    ty: &TensorType,
+    len: i64,
+    item: impl Fn(Value<'c, 'a>) -> Result<Value<'c, 'a>>,
+) -> Result<Vec<Value<'c, 'a>>> {
     let element = TensorType {
         dtype: ty.dtype,
         shape: Some(vec![]),
     };
     let zero = t.int(0)?;
-    let mut out = Vec::with_capacity(len as usize);
-    for k in 0..len {
-        let at = t.int(k)?;
-        let picked = t.aten_tensor("select.int", &[x, zero, at], &element)?;
-        out.push(t.item_float(picked)?);
-    }
-    Ok(out)
+    (0..len)
+        .map(|k| {
+            let at = t.int(k)?;
+            item(t.aten_tensor("select.int", &[x, zero, at], &element)?)
+        })
+        .collect()
 }
 
 /// The length of 1-D input `name` of type `ty`, which must be known and small.
