@@ -164,15 +164,7 @@ fn total(c: &Call, dims_at: Option<usize>, dtype_at: usize, mean: bool) -> Resul
         ),
         None => (&[][..], false),
     };
-    let dtype = match args::opt(c, dtype_at) {
-        Some(_) => args::dtype_code(c, dtype_at)?,
-        None => match args::declared_dtype(c) {
-            Some(d) => d,
-            // torch sums integers and booleans as i64.
-            None if !is_float(x.data.dtype()) => DType::I64,
-            None => x.data.dtype(),
-        },
-    };
+    let dtype = result_dtype(c, dtype_at, x.data.dtype())?;
     if mean && !is_float(dtype) {
         bail!("mean of {} values: only floats are averaged", dtype);
     }
@@ -191,22 +183,40 @@ fn total(c: &Call, dims_at: Option<usize>, dtype_at: usize, mean: bool) -> Resul
             .collect();
         from_f64(dtype, &out)
     } else {
-        if x.quant.is_some() {
-            bail!("reducing a quantized tensor is not supported; reduce its values");
-        }
-        let v = x.data.to_i64();
-        let out: Vec<i64> = r
-            .bases
-            .iter()
-            .map(|&b| {
-                r.inner
-                    .iter()
-                    .fold(0i64, |acc, &j| acc.wrapping_add(v[b + j]))
-            })
-            .collect();
-        from_i64(dtype, &out)
+        from_i64(dtype, &fold_ints(x, &r, 0, i64::wrapping_add)?)
     };
     args::ret(c, Tensor::new(r.shape, data)?)
+}
+
+/// A reduction's result dtype: operand `at` when given, else as declared, else the
+/// input's (integers and booleans widen to i64, as torch's reductions do).
+pub(super) fn result_dtype(c: &Call, at: usize, input: DType) -> Result<DType> {
+    Ok(match args::opt(c, at) {
+        Some(_) => args::dtype_code(c, at)?,
+        None => match args::declared_dtype(c) {
+            Some(d) => d,
+            None if !is_float(input) => DType::I64,
+            None => input,
+        },
+    })
+}
+
+/// Each reduced group of an integer tensor folded with `op` from `init`, in index
+/// order; `op` wraps as int64 arithmetic does.
+pub(super) fn fold_ints(
+    x: &Tensor,
+    r: &Reduction,
+    init: i64,
+    op: fn(i64, i64) -> i64,
+) -> Result<Vec<i64>> {
+    if x.quant.is_some() {
+        bail!("reducing a quantized tensor is not supported; reduce its values");
+    }
+    let v = x.data.to_i64();
+    Ok(r.bases
+        .iter()
+        .map(|&b| r.inner.iter().fold(init, |acc, &j| op(acc, v[b + j])))
+        .collect())
 }
 
 #[cfg(test)]

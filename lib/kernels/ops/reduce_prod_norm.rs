@@ -5,10 +5,9 @@
 
 use anyhow::{Result, bail};
 
-use super::reduce::{reduction, values};
+use super::reduce::{fold_ints, reduction, result_dtype, values};
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
-use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Kernel, args};
 
@@ -17,19 +16,6 @@ pub fn lookup(op: &str) -> Option<Kernel> {
         "aten.prod.dim_int" => prod,
         "aten.linalg_vector_norm" => vector_norm,
         _ => return None,
-    })
-}
-
-/// The result dtype: operand `at` when given, else as declared, else the input's
-/// (integers widen to i64, as torch's reductions do).
-fn result_dtype(c: &Call, at: usize, input: DType) -> Result<DType> {
-    Ok(match args::opt(c, at) {
-        Some(_) => args::dtype_code(c, at)?,
-        None => match args::declared_dtype(c) {
-            Some(d) => d,
-            None if !is_float(input) => DType::I64,
-            None => input,
-        },
     })
 }
 
@@ -53,20 +39,7 @@ fn prod(c: &Call) -> Result<Vec<Value>> {
             .collect();
         from_f64(dtype, &out)
     } else {
-        if x.quant.is_some() {
-            bail!("reducing a quantized tensor is not supported; reduce its values");
-        }
-        let v = x.data.to_i64();
-        let out: Vec<i64> = r
-            .bases
-            .iter()
-            .map(|&b| {
-                r.inner
-                    .iter()
-                    .fold(1i64, |acc, &j| acc.wrapping_mul(v[b + j]))
-            })
-            .collect();
-        from_i64(dtype, &out)
+        from_i64(dtype, &fold_ints(x, &r, 1, i64::wrapping_mul)?)
     };
     args::ret(c, Tensor::new(r.shape, data)?)
 }
