@@ -42,11 +42,25 @@ fn pad_v1<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     lower_pad(b, t, pads, None, Fill::Known(value))
 }
 
-/// Pad-11 and later: pads, the constant value and (from Pad-18) the axes are inputs;
-/// pads and axes must be constants.
+/// Which axes the pads are for (Pad-18's `axes` input).
+enum PadAxes<'c, 'a> {
+    /// Every axis, in order, or the listed ones.
+    Known(Option<Vec<i64>>),
+    /// Read from a tensor at run time.
+    RunTime(Vec<Value<'c, 'a>>),
+}
+
+/// Pad-11 and later: pads, the constant value and (from Pad-18) the axes are inputs.
+/// Constant pads and axes are folded into the torch op; either known only at run time
+/// is read with `item` (see `pad_at_run_time`).
 fn pad<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
     await_constant(b, 1, "pads")?;
-    let axes = optional_const_ints(b, 3, "axes")?;
+    await_constant(b, 3, "axes")?;
+    let axes = if b.has_input(3) && b.constant_input(3).is_none() {
+        PadAxes::RunTime(int_entries(b, t, 3, "axes")?)
+    } else {
+        PadAxes::Known(optional_const_ints(b, 3, "axes")?)
+    };
     await_constant(b, 2, "constant_value")?;
     let fill = match (b.optional_input(2), b.constant_input(2)) {
         (None, _) => Fill::Known(0.0),
@@ -64,21 +78,23 @@ fn pad<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> 
             Fill::Tensor(v)
         }
     };
-    if b.constant_input(1).is_none() {
-        return pad_at_run_time(b, t, axes, fill);
+    match axes {
+        PadAxes::Known(axes) if b.constant_input(1).is_some() => {
+            let pads = const_ints(b, 1, "pads")?;
+            lower_pad(b, t, pads, axes, fill)
+        }
+        axes => pad_at_run_time(b, t, axes, fill),
     }
-    let pads = const_ints(b, 1, "pads")?;
-    lower_pad(b, t, pads, axes, fill)
 }
 
-/// Padding whose pads are known only at run time (computed from another tensor's
-/// sizes, as a ResNet exported with NHWC input has): `constant_pad_nd` (or `aten.pad`
-/// in the other modes) with every dimension's begin and end as `!torch.int`s. Negative
-/// pads crop, as in ONNX; the kernel refuses a crop larger than the dimension.
+/// Padding whose pads or axes are known only at run time (pads computed from another
+/// tensor's sizes, as a ResNet exported with NHWC input has): `constant_pad_nd` (or
+/// `aten.pad` in the other modes) with every dimension's begin and end as `!torch.int`s.
+/// Negative pads crop, as in ONNX; the kernel refuses a crop larger than the dimension.
 fn pad_at_run_time<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
-    axes: Option<Vec<i64>>,
+    axes: PadAxes<'c, 'a>,
     fill: Fill<'c, 'a>,
 ) -> Lowered<'c, 'a> {
     let x = b.input(0, "data")?;
@@ -97,23 +113,26 @@ fn pad_at_run_time<'c, 'a>(
         }
     };
     let pads = int_entries(b, t, 1, "pads")?;
-    let axes = match axes {
-        Some(a) => normalize_axes(&a, rank, "axes")?,
-        None => (0..rank).collect(),
+    let (begins, ends) = match axes {
+        PadAxes::Known(axes) => {
+            let axes = match axes {
+                Some(a) => normalize_axes(&a, rank, "axes")?,
+                None => (0..rank).collect(),
+            };
+            check_pad_count(pads.len(), axes.len())?;
+            let zero = t.int(0)?;
+            let (mut begins, mut ends) = (vec![zero; rank], vec![zero; rank]);
+            for (k, &a) in axes.iter().enumerate() {
+                begins[a] = pads[k];
+                ends[a] = pads[k + axes.len()];
+            }
+            (begins, ends)
+        }
+        PadAxes::RunTime(axes) => {
+            check_pad_count(pads.len(), axes.len())?;
+            spread_run_time_pads(t, &pads, &axes, rank)?
+        }
     };
-    if pads.len() != 2 * axes.len() {
-        bail!(
-            "pads has {} entries, expected {} (two per padded axis)",
-            pads.len(),
-            2 * axes.len()
-        );
-    }
-    let zero = t.int(0)?;
-    let (mut begins, mut ends) = (vec![zero; rank], vec![zero; rank]);
-    for (k, &a) in axes.iter().enumerate() {
-        begins[a] = pads[k];
-        ends[a] = pads[k + axes.len()];
-    }
     let list: Vec<_> = (0..rank).rev().flat_map(|i| [begins[i], ends[i]]).collect();
     let list = t.list(&list, "int")?;
     // The other modes pad every dimension the list covers; the kernel refuses pads the
@@ -133,6 +152,57 @@ fn pad_at_run_time<'c, 'a>(
         &[x, list, value],
         &result,
     )?])
+}
+
+fn check_pad_count(pads: usize, axes: usize) -> Result<()> {
+    if pads != 2 * axes {
+        bail!(
+            "pads has {pads} entries, expected {} (two per padded axis)",
+            2 * axes
+        );
+    }
+    Ok(())
+}
+
+/// Every dimension's begin and end when the axes are read at run time: dimension `d`
+/// takes the pads of the axis that names it, `sum_k [axis_k mod rank == d] * pad_k`
+/// (ONNX leaves a repeated axis undefined). An axis outside `[-rank, rank)` stops the
+/// run with an error naming the node, as a constant one stops the compile.
+fn spread_run_time_pads<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    pads: &[Value<'c, 'a>],
+    axes: &[Value<'c, 'a>],
+    rank: usize,
+) -> Result<(Vec<Value<'c, 'a>>, Vec<Value<'c, 'a>>)> {
+    let int = t.torch_type("int")?;
+    let boolean = t.torch_type("bool")?;
+    let r = t.int(rank as i64)?;
+    let low = t.int(-(rank as i64))?;
+    let mut normalized = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let message = format!("an entry of 'axes' is outside [-{rank}, {rank})");
+        t.runtime_assert(t.aten("ge.int", &[a, low], boolean)?, &message)?;
+        t.runtime_assert(t.aten("lt.int", &[a, r], boolean)?, &message)?;
+        normalized.push(t.aten("remainder.int", &[a, r], int)?);
+    }
+    let side = |offset: usize| -> Result<Vec<Value<'c, 'a>>> {
+        (0..rank)
+            .map(|d| {
+                let d_value = t.int(d as i64)?;
+                let mut sum = t.int(0)?;
+                for (k, &n) in normalized.iter().enumerate() {
+                    let hit = t.aten("eq.int", &[n, d_value], boolean)?;
+                    let hit = t.aten("Int.bool", &[hit], int)?;
+                    let pad = t.aten("mul.int", &[hit, pads[k + offset]], int)?;
+                    sum = t.aten("add.int", &[sum, pad], int)?;
+                }
+                Ok(sum)
+            })
+            .collect()
+    };
+    let begins = side(0)?;
+    let ends = side(axes.len())?;
+    Ok((begins, ends))
 }
 
 fn lower_pad<'c, 'a>(
@@ -188,13 +258,7 @@ fn spread_pads(pads: &[i64], axes: Option<&[i64]>, rank: usize) -> Result<(Vec<i
         Some(a) => normalize_axes(a, rank, "axes")?,
         None => (0..rank).collect(),
     };
-    if pads.len() != 2 * axes.len() {
-        bail!(
-            "pads has {} entries, expected {} (two per padded axis)",
-            pads.len(),
-            2 * axes.len()
-        );
-    }
+    check_pad_count(pads.len(), axes.len())?;
     let (mut begins, mut ends) = (vec![0; rank], vec![0; rank]);
     for (k, &a) in axes.iter().enumerate() {
         begins[a] = pads[k];

@@ -169,6 +169,14 @@ impl<'c: 'a, 'a> TorchBuilder<'c, 'a> {
         self.single(self.op("torch.vtensor.literal", &[], &[ty], &[("value", attr)])?)
     }
 
+    /// `torch.runtime.assert`: stops the run with `message` when `cond` is false. For
+    /// checks that only values known at run time can make (an axis read from a tensor).
+    pub fn runtime_assert(&self, cond: Value<'c, '_>, message: &str) -> Result<()> {
+        let attr = StringAttribute::new(self.context, message).into();
+        self.op("torch.runtime.assert", &[cond], &[], &[("message", attr)])?;
+        Ok(())
+    }
+
     /// `torch.aten.item` of a one-element tensor as `!torch.float`.
     pub fn item_float(&self, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
         self.aten("item", &[v], self.torch_type("float")?)

@@ -229,6 +229,9 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     } else {
         name
     };
+    if name == RUNTIME_ASSERT {
+        return plan_assert(b, op);
+    }
     // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
     // to constant weights at plan time; every other op runs its torch kernel.
     let (kernel, prepare) = match fused_kernels::lookup(name) {
@@ -278,6 +281,44 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
         args,
         results,
         result_types,
+        release: Vec::new(),
+    });
+    Ok(())
+}
+
+const RUNTIME_ASSERT: &str = "torch.runtime.assert";
+
+/// `torch.runtime.assert`: its message is an attribute, which kernels do not see, so the
+/// step is a closure holding it. A condition already known is checked now: a model that
+/// can never pass it is refused before it runs.
+fn plan_assert(b: &mut Builder, op: OperationRef) -> Result<()> {
+    let message = op
+        .attribute("message")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
+        .unwrap_or_else(|| "assertion failed".to_string());
+    let arg = b.slot(op.operand(0)?)?;
+    if let Some(cond) = b.constants.get(&arg) {
+        if !cond.as_bool()? {
+            bail!("{}: {message}", describe(op, RUNTIME_ASSERT));
+        }
+        return Ok(());
+    }
+    let check: Prepared = std::sync::Arc::new(move |c: &Call| {
+        if !c.arg(0)?.as_bool()? {
+            bail!("{message}");
+        }
+        Ok(Vec::new())
+    });
+    b.steps.push(Step {
+        op: RUNTIME_ASSERT.to_string(),
+        node: node_name(op),
+        label: describe(op, RUNTIME_ASSERT),
+        kernel: StepKernel::Prepared(check),
+        args: vec![arg],
+        results: Vec::new(),
+        result_types: Vec::new(),
         release: Vec::new(),
     });
     Ok(())
@@ -352,7 +393,8 @@ fn finish(
     let mut live: std::collections::HashSet<usize> = outputs.iter().map(|o| o.slot).collect();
     let mut kept = Vec::with_capacity(steps.len());
     for step in steps.into_iter().rev() {
-        if step.results.iter().any(|r| live.contains(r)) {
+        // A step without results (an assertion) is there for its effect: always kept.
+        if step.results.is_empty() || step.results.iter().any(|r| live.contains(r)) {
             live.extend(step.args.iter().copied());
             kept.push(step);
         }

@@ -160,6 +160,20 @@ def error_models():
     save(g, "fill_negative.onnx")
     np.save(path("shape_neg.npy"), np.array([2, -3], np.int64))
 
+    # A Pad (opset 18) whose axes are an input: an axis outside [-rank, rank) is refused.
+    nodes = [h.make_node("Pad", ["x", "pads", "", "axes"], ["y"], name="bad_pad_axes")]
+    g = h.make_graph(nodes, "pad_axes", [h.make_tensor_value_info("x", T.FLOAT, [2, "L"]),
+                                          h.make_tensor_value_info("axes", T.INT64, [1])],
+                     [h.make_tensor_value_info("y", T.FLOAT, ["a", "b"])], [const("pads", [1, 2])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)], producer_name="qlower-tests",
+                     ir_version=8)
+    onnx.checker.check_model(m)
+    onnx.save(m, path("pad_axes.onnx"))
+    np.save(path("axis_2.npy"), np.array([2], np.int64))
+    np.save(path("axis_neg1.npy"), np.array([-1], np.int64))
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    np.save(path("pad_axes_y.npy"), np.pad(x, ((0, 0), (1, 2))))
+
 
 def main():
     sequence_model()

@@ -121,3 +121,23 @@ func.func @test_pad_run_time_pads(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torc
 // CHECK: %[[LIST:.+]] = "torch.prim.ListConstruct"(%[[B1]], %[[E1]], %[[B0]], %[[E0]]) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
 // CHECK: %[[FILL:.+]] = "torch.constant.float"() {value = 0.000000e+00 : f64}
 // CHECK: "torch.aten.constant_pad_nd"(%arg0, %[[LIST]], %[[FILL]]) : (!torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[?,?],f32>
+
+// Axes known only at run time (Pad-18): each axis is checked against the rank with
+// torch.runtime.assert and taken modulo the rank; dimension d sums the pads of the
+// axes equal to d.
+// CHECK-LABEL: func.func @test_pad_run_time_axes(
+func.func @test_pad_run_time_axes(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %p = "torch.vtensor.literal"() {value = dense<[1, 2]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %p, %none, %arg1) {name = "onnx.Pad"} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2],si64>, !torch.none, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,?],f32>
+  return %0 : !torch.vtensor<[?,?],f32>
+}
+// CHECK: %[[AXIS:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[LOW:.+]] = "torch.aten.ge.int"(%[[AXIS]], %{{.+}}) : (!torch.int, !torch.int) -> !torch.bool
+// CHECK: "torch.runtime.assert"(%[[LOW]]) {message = "an entry of 'axes' is outside [-2, 2)"} : (!torch.bool) -> ()
+// CHECK: %[[HIGH:.+]] = "torch.aten.lt.int"(%[[AXIS]], %{{.+}}) : (!torch.int, !torch.int) -> !torch.bool
+// CHECK: "torch.runtime.assert"(%[[HIGH]])
+// CHECK: %[[N:.+]] = "torch.aten.remainder.int"(%[[AXIS]], %{{.+}}) : (!torch.int, !torch.int) -> !torch.int
+// CHECK: "torch.aten.eq.int"(%[[N]], %{{.+}}) : (!torch.int, !torch.int) -> !torch.bool
+// CHECK: %[[LIST:.+]] = "torch.prim.ListConstruct"({{.*}}) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK: "torch.aten.constant_pad_nd"(%arg0, %[[LIST]], %{{.+}}) : (!torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[?,?],f32>
