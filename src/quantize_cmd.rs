@@ -27,10 +27,10 @@ pub struct QuantizeArgs {
     /// How calibration turns observed values into a range (default: minmax).
     #[arg(long, value_enum)]
     calibrate_method: Option<CalibrateMethod>,
-    /// Integer type of activations.
+    /// Integer type of activations (16-bit ones in static mode only).
     #[arg(long, value_enum, default_value_t = QType::U8)]
     activation_type: QType,
-    /// Integer type of weights.
+    /// Integer type of weights (16-bit ones in static mode only).
     #[arg(long, value_enum, default_value_t = QType::I8)]
     weight_type: QType,
     /// Symmetric activation ranges.

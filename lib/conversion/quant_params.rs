@@ -39,6 +39,24 @@ impl QuantParams<'_, '_> {
             )
         })
     }
+
+    /// Whether QuantizeLinear and DequantizeLinear can take this integer type: torch's
+    /// quantized types (8 and 32 bits), and the 16-bit ones, which have none (see
+    /// `widened`).
+    pub fn check_supported(&self) -> Result<()> {
+        if is_16_bit(self.storage) {
+            return Ok(());
+        }
+        self.quantized_dtype().map(|_| ())
+    }
+}
+
+/// INT16 and UINT16: torch has no quantized type for UINT16, and torch-mlir's
+/// `!torch.qint16` has no ScalarType code PyTorch shares, so both dequantize through
+/// `!torch.qint32` (every 16-bit value and zero point is exact in it) and quantize with
+/// the arithmetic ONNX defines.
+fn is_16_bit(d: DType) -> bool {
+    matches!(d, DType::I16 | DType::U16)
 }
 
 /// Where an op keeps one tensor's parameters, and what messages call them.
@@ -307,6 +325,10 @@ pub fn make_quantized<'c, 'a>(
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
+    if is_16_bit(p.storage) {
+        let (x, x_type, p) = widened(b, x, x_type, p)?;
+        return make_quantized(b, x, &x_type, &p);
+    }
     let qtype = x_type.with_dtype(p.quantized_dtype()?);
     match p.axis {
         None => {
@@ -326,6 +348,34 @@ pub fn make_quantized<'c, 'a>(
     }
 }
 
+/// A 16-bit tensor and its parameters as INT32 ones with the same values, so that
+/// `!torch.qint32` carries them.
+fn widened<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    p: &QuantParams<'c, 'a>,
+) -> Result<(Value<'c, 'a>, TensorType, QuantParams<'c, 'a>)> {
+    let wide_type = x_type.with_dtype(DType::I32);
+    let x = cast(b, x, &wide_type)?;
+    let zero_point = match p.zero_point {
+        Some(z) => {
+            let zt = tensor_type_of(z).map_err(|e| anyhow::anyhow!("zero point: {e}"))?;
+            Some(cast(b, z, &zt.with_dtype(DType::I32))?)
+        }
+        None => None,
+    };
+    let params = QuantParams {
+        scale: p.scale,
+        scale_type: p.scale_type.clone(),
+        zero_point,
+        storage: DType::I32,
+        axis: p.axis,
+        length: p.length,
+    };
+    Ok((x, wide_type, params))
+}
+
 /// `quantize_per_{tensor,channel}` + `int_repr`: the float tensor `x` quantized with `p`,
 /// as the integer tensor ONNX produces.
 pub fn quantize<'c, 'a>(
@@ -334,6 +384,9 @@ pub fn quantize<'c, 'a>(
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
+    if is_16_bit(p.storage) {
+        return quantize_integers(b, x, x_type, p, p.axis);
+    }
     let qdtype = p.quantized_dtype()?;
     let qtype = x_type.with_dtype(qdtype);
     let dtype = b.int(qdtype.torch_scalar_type())?;
@@ -344,7 +397,7 @@ pub fn quantize<'c, 'a>(
             b.aten_tensor("quantize_per_tensor", &[x, scale, zp, dtype], &qtype)?
         }
         Some(axis) if p.storage != DType::I32 => {
-            return per_channel_integers(b, x, x_type, p, axis);
+            return quantize_integers(b, x, x_type, p, Some(axis));
         }
         Some(axis) => {
             let zp = zero_point_tensor(b, p)?;
@@ -359,35 +412,44 @@ pub fn quantize<'c, 'a>(
     b.aten_tensor("int_repr", &[q], &x_type.with_dtype(p.storage))
 }
 
-/// Per-axis quantization to 8 bits, written as the arithmetic ONNX defines:
-/// `saturate(round(x / scale[c]) + zero_point[c])`, with scale and zero point reshaped to
-/// broadcast along `axis`. torch-mlir (and so IREE) has no lowering of
-/// `quantize_per_channel`, and these ops compute the same integers as qlower's quantize
-/// kernel: the f32 quotient, rounded half to even, plus the zero point (exact in f32
-/// below 2^24; beyond that both saturate). The quantization stays explicit: the
-/// integers feed `_make_per_channel_quantized_tensor` (with the same scales, zero points
-/// and axis) and `dequantize.self`. On a constant weight, fold-constants turns these
-/// ops into the integer literal, the form a QOperator model stores.
-fn per_channel_integers<'c, 'a>(
+/// Per-axis quantization to 8 bits, and any quantization to 16 bits, written as the
+/// arithmetic ONNX defines: `saturate(round(x / scale[c]) + zero_point[c])`, with scale
+/// and zero point reshaped to broadcast along `axis` (to scalars per tensor). torch-mlir
+/// (and so IREE) has no lowering of `quantize_per_channel` and no 16-bit quantized
+/// types, and these ops compute the same integers as qlower's quantize kernel: the f32
+/// quotient, rounded half to even, plus the zero point (exact in f32 below 2^24; beyond
+/// that both saturate). The quantization stays explicit: the integers feed
+/// `_make_per_{tensor,channel}_quantized_tensor` (with the same scales, zero points and
+/// axis) and `dequantize.self`. On a constant weight, fold-constants turns these ops
+/// into the integer literal, the form a QOperator model stores.
+fn quantize_integers<'c, 'a>(
     b: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
-    axis: i64,
+    axis: Option<i64>,
 ) -> Result<Value<'c, 'a>> {
     let (lo, hi) = match p.storage {
         DType::U8 => (0.0, 255.0),
         DType::I8 => (-128.0, 127.0),
-        other => bail!("per-axis quantization to {other} is not supported"),
+        DType::U16 => (0.0, 65535.0),
+        DType::I16 => (-32768.0, 32767.0),
+        other => bail!("quantization to {other} by arithmetic is not supported"),
     };
     let Some(rank) = x_type.rank() else {
-        bail!("per-axis quantization of a tensor of unknown rank");
+        bail!("quantization of a tensor of unknown rank");
     };
-    let mut shape = vec![1i64; rank];
-    let Some(dim) = usize::try_from(axis).ok().and_then(|a| shape.get_mut(a)) else {
-        bail!("axis {axis} is out of range for rank {rank}");
+    let shape = match axis {
+        Some(axis) => {
+            let mut shape = vec![1i64; rank];
+            let Some(dim) = usize::try_from(axis).ok().and_then(|a| shape.get_mut(a)) else {
+                bail!("axis {axis} is out of range for rank {rank}");
+            };
+            *dim = p.length as i64;
+            shape
+        }
+        None => Vec::new(),
     };
-    *dim = p.length as i64;
     let floats = TensorType::known(DType::F32, &shape);
     let dims = b.int_list(&shape)?;
     let mut scale = b.aten_tensor(
@@ -413,7 +475,7 @@ fn per_channel_integers<'c, 'a>(
     let (lo, hi) = (b.float(lo)?, b.float(hi)?);
     let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;
     // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
-    // f32 to si32 and the truncation of si32 to the 8-bit type are exact here.
+    // f32 to si32 and the truncation of si32 to the 8- or 16-bit type are exact here.
     let q = cast(b, q, &x_type.with_dtype(DType::I32))?;
     cast(b, q, &x_type.with_dtype(p.storage))
 }

@@ -63,7 +63,7 @@ fn quantize_linear<'c, 'a>(
     {
         bail!("y is {r} but y_zero_point is {}", p.storage);
     }
-    p.quantized_dtype()?;
+    p.check_supported()?;
     // torch quantizes f32 values; other float inputs are converted first.
     let (x, x_type) = to_f32(t, x, &x_type)?;
     Ok(vec![quantize(t, x, &x_type, &p)?])
@@ -87,7 +87,7 @@ fn dequantize_linear<'c, 'a>(
     );
     let p = read_params(b, &spec, &x_type)?;
     check_storage(&p, &x_type, "x", "x_zero_point")?;
-    p.quantized_dtype()?;
+    p.check_supported()?;
     let y = dequantize(t, x, &x_type, &p)?;
     let result = b.result_type(0)?;
     from_f32(t, y, &x_type, result.dtype.unwrap_or(DType::F32)).map(|v| vec![v])

@@ -8,7 +8,10 @@ use anyhow::{Context, Result};
 use bytes::Bytes;
 
 use crate::onnx::dtype::DType;
-use crate::onnx::proto::{AttributeProto, GraphProto, NodeProto, TensorProto, attribute_proto};
+use crate::onnx::proto::{
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+    attribute_proto,
+};
 use crate::onnx::tensor;
 
 /// ONNX `TensorProto.DataType` codes used here.
@@ -96,6 +99,50 @@ pub fn i32_tensor(name: &str, dims: &[usize], values: &[i32]) -> TensorProto {
     raw_tensor(name, dims, INT32, raw)
 }
 
+/// 16-bit QuantizeLinear and DequantizeLinear came with opset 21; before it, ONNX
+/// Runtime's quantizer writes them in the com.microsoft domain, whose ops take 16-bit
+/// types at version 1. Moves the 16-bit ones there (the zero point's type says which)
+/// when the model's opset is older, and imports the domain.
+pub fn wide_qdq_domain(model: &mut ModelProto) {
+    const WIDE: [i32; 2] = [4, 5]; // UINT16, INT16
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map_or(1, |o| o.version);
+    if opset >= 21 {
+        return;
+    }
+    let Some(graph) = model.graph.as_mut() else {
+        return;
+    };
+    let wide: HashSet<String> = graph
+        .initializer
+        .iter()
+        .filter(|t| WIDE.contains(&t.data_type))
+        .map(|t| t.name.clone())
+        .collect();
+    let mut moved = false;
+    for n in graph.node.iter_mut() {
+        let qdq = matches!(n.op_type.as_str(), "QuantizeLinear" | "DequantizeLinear");
+        if qdq && n.domain.is_empty() && n.input.get(2).is_some_and(|z| wide.contains(z)) {
+            n.domain = "com.microsoft".to_string();
+            moved = true;
+        }
+    }
+    if moved
+        && !model
+            .opset_import
+            .iter()
+            .any(|o| o.domain == "com.microsoft")
+    {
+        model.opset_import.push(OperatorSetIdProto {
+            domain: "com.microsoft".to_string(),
+            version: 1,
+        });
+    }
+}
+
 pub fn node(op: &str, name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     NodeProto {
         op_type: op.to_string(),
@@ -140,6 +187,62 @@ pub fn rewire(graph: &mut GraphProto, from: &str, to: &str, skip: &[usize]) {
         }
         for input in n.input.iter_mut().filter(|s| *s == from) {
             *input = to.to_string();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(opset: i64, zp_type: i32) -> ModelProto {
+        let zp = TensorProto {
+            name: "z".into(),
+            data_type: zp_type,
+            raw_data: vec![0, 0].into(),
+            ..Default::default()
+        };
+        ModelProto {
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: opset,
+            }],
+            graph: Some(GraphProto {
+                node: vec![
+                    node("QuantizeLinear", "q", &["x", "s", "z"], &["xq"]),
+                    node("DequantizeLinear", "dq", &["xq", "s", "z"], &["y"]),
+                    node("Relu", "r", &["y"], &["o"]),
+                ],
+                initializer: vec![zp],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_qdq_moves_to_com_microsoft_before_opset_21_only() {
+        let mut m = model(17, 4);
+        wide_qdq_domain(&mut m);
+        let domains: Vec<&str> = m
+            .graph
+            .as_ref()
+            .unwrap()
+            .node
+            .iter()
+            .map(|n| n.domain.as_str())
+            .collect();
+        assert_eq!(domains, ["com.microsoft", "com.microsoft", ""]);
+        assert!(
+            m.opset_import
+                .iter()
+                .any(|o| o.domain == "com.microsoft" && o.version == 1)
+        );
+        for (opset, zp_type) in [(21, 4), (17, 2)] {
+            let mut m = model(opset, zp_type);
+            wide_qdq_domain(&mut m);
+            assert!(m.graph.unwrap().node.iter().all(|n| n.domain.is_empty()));
+            assert_eq!(m.opset_import.len(), 1);
         }
     }
 }

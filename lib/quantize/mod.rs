@@ -122,6 +122,10 @@ impl Options {
                         "--activation-restricted-asymmetric",
                     ),
                     (self.activation_type == QType::I8, "--activation-type i8"),
+                    (self.activation_type == QType::U16, "--activation-type u16"),
+                    (self.activation_type == QType::I16, "--activation-type i16"),
+                    (self.weight_type == QType::U16, "--weight-type u16"),
+                    (self.weight_type == QType::I16, "--weight-type i16"),
                 ];
                 if let Some((_, flag)) = static_only.iter().find(|(set, _)| *set) {
                     bail!(
@@ -153,7 +157,7 @@ impl Options {
     }
 
     fn weight_symmetric(&self) -> bool {
-        self.weight_symmetric || self.weight_type == QType::I8
+        self.weight_symmetric || matches!(self.weight_type, QType::I8 | QType::I16)
     }
 }
 

@@ -8,6 +8,8 @@
 pub enum QType {
     U8,
     I8,
+    U16,
+    I16,
 }
 
 impl QType {
@@ -16,25 +18,47 @@ impl QType {
         match self {
             QType::U8 => 2,
             QType::I8 => 3,
+            QType::U16 => 4,
+            QType::I16 => 5,
         }
     }
 
-    /// The integer range. Symmetric int8 drops -128 so that the range is balanced
-    /// around 0, as ORT does.
+    /// 16-bit types need QuantizeLinear-21 (or com.microsoft's, before opset 21).
+    pub fn is_16_bit(self) -> bool {
+        matches!(self, QType::U16 | QType::I16)
+    }
+
+    /// The integer range. Symmetric signed types drop their lowest value so that the
+    /// range is balanced around 0, as ORT does.
     pub fn range(self, symmetric: bool) -> (i32, i32) {
         match (self, symmetric) {
             (QType::U8, _) => (0, 255),
             (QType::I8, true) => (-127, 127),
             (QType::I8, false) => (-128, 127),
+            (QType::U16, _) => (0, 65535),
+            (QType::I16, true) => (-32767, 32767),
+            (QType::I16, false) => (-32768, 32767),
         }
     }
 
-    /// The bytes of `q`, which the caller has clamped to this type's range.
-    pub fn byte(self, q: i32) -> u8 {
+    /// Appends the little-endian bytes of `q` (as `raw_data` stores it), which the
+    /// caller has clamped to this type's range.
+    pub fn push_bytes(self, q: i32, out: &mut Vec<u8>) {
         match self {
-            QType::U8 => q as u8,
-            QType::I8 => (q as i8) as u8,
+            QType::U8 => out.push(q as u8),
+            QType::I8 => out.push((q as i8) as u8),
+            QType::U16 => out.extend((q as u16).to_le_bytes()),
+            QType::I16 => out.extend((q as i16).to_le_bytes()),
         }
+    }
+
+    /// The bytes of the values `qs`.
+    pub fn bytes(self, qs: impl IntoIterator<Item = i32>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for q in qs {
+            self.push_bytes(q, &mut out);
+        }
+        out
     }
 }
 
@@ -116,6 +140,19 @@ mod tests {
             (1.0f32 / (4.0f32 / 255.0)).round_ties_even() as i32
         );
         assert_eq!(p.zero_point, 64);
+    }
+
+    #[test]
+    fn sixteen_bit_types_have_their_range_and_little_endian_bytes() {
+        assert_eq!(QType::U16.range(false), (0, 65535));
+        assert_eq!(QType::I16.range(true), (-32767, 32767));
+        assert_eq!(QType::I16.bytes([-2, 258]), vec![0xfe, 0xff, 0x02, 0x01]);
+        assert_eq!(QType::U16.bytes([65535]), vec![0xff, 0xff]);
+        assert_eq!(QType::I8.bytes([-1, 1]), vec![0xff, 0x01]);
+        let p = compute(-1.0, 1.0, QType::I16, true);
+        assert_eq!(p.zero_point, 0);
+        assert_eq!(quantize_value(1.0, p, QType::I16), 32767);
+        assert_eq!(quantize_value(-2.0, p, QType::I16), -32768);
     }
 
     #[test]

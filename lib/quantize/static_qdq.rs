@@ -32,6 +32,9 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         .collect();
     quantize_biases(&mut p, &params)?;
     insert_qdq(&mut p, &tensors, &params, options.activation_type);
+    if options.activation_type.is_16_bit() || options.weight_type.is_16_bit() {
+        graph_edit::wide_qdq_domain(&mut p.proto);
+    }
     encode::finish(p.proto)
 }
 
@@ -191,7 +194,7 @@ fn insert_qdq(
             &z,
             &[],
             qtype.onnx_code(),
-            vec![qtype.byte(pr.zero_point)],
+            qtype.bytes([pr.zero_point]),
         ));
         pairs.insert(
             source.clone(),

@@ -205,7 +205,7 @@ fn quantize_weight(
         vec![]
     };
     let scales: Vec<f32> = q.params.iter().map(|p| p.scale).collect();
-    let zps: Vec<u8> = q.params.iter().map(|p| qtype.byte(p.zero_point)).collect();
+    let zps = qtype.bytes(q.params.iter().map(|p| p.zero_point));
     let graph = prepared.graph_mut();
     graph.initializer.retain(|t| t.name != name);
     graph.initializer.push(graph_edit::raw_tensor(

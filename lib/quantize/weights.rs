@@ -50,11 +50,11 @@ pub fn quantize(
             params::compute(l, h, qtype, symmetric)
         })
         .collect();
-    let bytes = data
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| qtype.byte(params::quantize_value(v, params[channel_of(i)], qtype)))
-        .collect();
+    let bytes = qtype.bytes(
+        data.iter()
+            .enumerate()
+            .map(|(i, &v)| params::quantize_value(v, params[channel_of(i)], qtype)),
+    );
     Ok(QuantizedWeight { bytes, params })
 }
 

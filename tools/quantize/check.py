@@ -10,7 +10,9 @@ and static modes, and checks that:
   and bias's DequantizeLinear scale) equal ORT's `quantize_static` on the same data;
 - every DequantizeLinear of a per-channel tensor carries `axis`, also for a weight that
   is a graph output (the ORT bug this tool avoids);
-- restricted asymmetric zero points are 0 or 128, and 0 after a Relu.
+- restricted asymmetric zero points are 0 or 128, and 0 after a Relu;
+- 16-bit activations (`--activation-type u16|i16`) match ORT's QUInt16/QInt16 in the same
+  way.
 
 Usage: check.py --qlower PATH/TO/qlower
 """
@@ -213,17 +215,25 @@ class Reader(CalibrationDataReader):
         return next(self.it, None)
 
 
-def case_static(args, tmp, name, model, shapes, per_channel, int8=False):
-    """int8: int8 symmetric activations, ORT given the same."""
+ACTIVATION_TYPES = {"u8": QuantType.QUInt8, "i8": QuantType.QInt8, "u16": QuantType.QUInt16,
+                    "i16": QuantType.QInt16}
+
+
+def case_static(args, tmp, name, model, shapes, per_channel, act="u8"):
+    """act: the activation type; i8 is symmetric, ORT given the same. 16-bit activations
+    need QuantizeLinear-21 or, in older opsets, com.microsoft's (both tools choose so)."""
+    int8 = act == "i8"
     src = os.path.join(tmp, f"{name}.onnx")
     onnx.save(model, src)
     data = samples(shapes)
-    tag = f"{name}_static{'_pc' if per_channel else ''}{'_i8' if int8 else ''}"
+    tag = f"{name}_static{'_pc' if per_channel else ''}{'' if act == 'u8' else '_' + act}"
     calib = write_calibration(os.path.join(tmp, tag), data)
     dst = os.path.join(tmp, f"{tag}.onnx")
     flags = ["--per-channel"] if per_channel else []
+    if act != "u8":
+        flags += ["--activation-type", act]
     if int8:
-        flags += ["--activation-type", "i8", "--activation-symmetric"]
+        flags += ["--activation-symmetric"]
     if not quantize(args, src, dst, "--mode", "static", "--calibration", calib, *flags):
         return
     q = onnx.load(dst)
@@ -232,7 +242,7 @@ def case_static(args, tmp, name, model, shapes, per_channel, int8=False):
     ort_dst = os.path.join(tmp, f"{tag}_ort.onnx")
     quantize_static(
         src, ort_dst, Reader(data), quant_format=QuantFormat.QDQ, op_types_to_quantize=["Conv", "MatMul", "Gemm"],
-        per_channel=per_channel, activation_type=QuantType.QInt8 if int8 else QuantType.QUInt8,
+        per_channel=per_channel, activation_type=ACTIVATION_TYPES[act],
         weight_type=QuantType.QInt8,
         calibrate_method=CalibrationMethod.MinMax,
         extra_options={"ActivationSymmetric": int8, "WeightSymmetric": True},
@@ -367,7 +377,11 @@ def main():
                 case_static(args, tmp, name, model, shapes, pc)
             print(f"{name} static per_channel=True int8 activations")
             model, shapes = make()
-            case_static(args, tmp, name, model, shapes, True, int8=True)
+            case_static(args, tmp, name, model, shapes, True, act="i8")
+            for act in ("u16", "i16"):
+                print(f"{name} static per_channel=True {act} activations")
+                model, shapes = make()
+                case_static(args, tmp, name, model, shapes, True, act=act)
         print("options")
         case_options(args, tmp)
         print("weight that is a graph output (dynamic, per channel)")

@@ -54,3 +54,36 @@ func.func @test_quantizelinear_output_dtype(%x: !torch.vtensor<[4],f32>, %s: !to
 }
 // CHECK: "torch.aten.quantize_per_tensor"({{.*}} -> !torch.vtensor<[4],!torch.qint8>
 // CHECK: "torch.aten.int_repr"({{.*}} -> !torch.vtensor<[4],si8>
+
+// 16-bit (opset 21): torch has no UINT16 quantized type, so QuantizeLinear is the
+// arithmetic ONNX defines with the scalar scale and zero point, saturated to
+// [0, 65535] and converted through si32.
+// CHECK-LABEL: func.func @test_quantizelinear_uint16(
+func.func @test_quantizelinear_uint16(%x: !torch.vtensor<[6],f32>, %s: !torch.vtensor<[],f32>, %z: !torch.vtensor<[],ui16>) -> !torch.vtensor<[6],ui16> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[6],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],ui16>) -> !torch.vtensor<[6],ui16>
+  return %0 : !torch.vtensor<[6],ui16>
+}
+// CHECK-NOT: quantize_per_tensor
+// CHECK: %[[D:.+]] = "torch.aten.div.Tensor"(%arg0, {{.+}}) : (!torch.vtensor<[6],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[6],f32>
+// CHECK: %[[R:.+]] = "torch.aten.round"(%[[D]])
+// CHECK: %[[A:.+]] = "torch.aten.add.Tensor"(%[[R]],
+// CHECK: %[[HI:.+]] = "torch.constant.float"() {value = 6.553500e+04 : f64}
+// CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[A]], %{{.+}}, %[[HI]])
+// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[6],si32>
+// CHECK: %[[Y:.+]] = "torch.aten.to.dtype"(%[[W]], {{.+}} -> !torch.vtensor<[6],ui16>
+// CHECK: return %[[Y]]
+
+// 16-bit DequantizeLinear, per axis: the integers and zero points widened to si32 and
+// dequantized as !torch.qint32 (every 16-bit value is exact in it), with the scales,
+// zero points and axis kept.
+// CHECK-LABEL: func.func @test_dequantizelinear_int16_per_axis(
+func.func @test_dequantizelinear_int16_per_axis(%x: !torch.vtensor<[2,3],si16>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si16>) -> !torch.vtensor<[2,3],f32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.DequantizeLinear", torch.onnx.axis = 1 : si64} : (!torch.vtensor<[2,3],si16>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si16>) -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}
+// CHECK: %[[X:.+]] = "torch.aten.to.dtype"(%arg0, {{.+}} -> !torch.vtensor<[2,3],si32>
+// CHECK: %[[Z:.+]] = "torch.aten.to.dtype"(%arg2, {{.+}} -> !torch.vtensor<[3],si32>
+// CHECK: %[[AXIS:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Q:.+]] = "torch.aten._make_per_channel_quantized_tensor"(%[[X]], %arg1, %[[Z]], %[[AXIS]]) : {{.+}} -> !torch.vtensor<[2,3],!torch.qint32>
+// CHECK: %[[Y:.+]] = "torch.aten.dequantize.self"(%[[Q]]) : (!torch.vtensor<[2,3],!torch.qint32>) -> !torch.vtensor<[2,3],f32>
+// CHECK: return %[[Y]]

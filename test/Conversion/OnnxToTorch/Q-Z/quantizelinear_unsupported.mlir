@@ -9,8 +9,8 @@ func.func @blocked(%x: !torch.vtensor<[2,4],f32>, %s: !torch.vtensor<[2,2],f32>)
 
 // -----
 
-// CHECK: error: node 'to_int16' (QuantizeLinear): quantization to INT16 is not supported: torch has no quantized type for it
-func.func @int16(%x: !torch.vtensor<[4],f32>, %s: !torch.vtensor<[],f32>, %z: !torch.vtensor<[],si16>) -> !torch.vtensor<[4],si16> attributes {torch.onnx_meta.opset_version = 21 : si64} {
-  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],si16>) -> !torch.vtensor<[4],si16> loc("to_int16")
-  return %0 : !torch.vtensor<[4],si16>
+// CHECK: error: node 'to_uint32' (QuantizeLinear): quantization to UINT32 is not supported: torch has no quantized type for it
+func.func @uint32(%x: !torch.vtensor<[4],f32>, %s: !torch.vtensor<[],f32>, %z: !torch.vtensor<[],ui32>) -> !torch.vtensor<[4],ui32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],ui32>) -> !torch.vtensor<[4],ui32> loc("to_uint32")
+  return %0 : !torch.vtensor<[4],ui32>
 }
