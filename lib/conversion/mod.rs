@@ -8,6 +8,7 @@ mod legality;
 mod activations;
 mod arg_topk;
 mod batch_norm;
+mod blocked_quant;
 mod concat_split;
 mod conv;
 mod conv_geometry;

@@ -3,7 +3,8 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
-use super::binder::Binder;
+use super::binder::{Binder, tensor_type_of};
+use super::blocked_quant::{dequantize_blocked, quantize_blocked};
 use super::quant_params::{ParamSpec, check_storage, dequantize, quantize, read_params};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
@@ -19,12 +20,13 @@ pub fn register(r: &mut Registry) {
     r.on_domain_op("com.microsoft", "DequantizeLinear", 1, dequantize_linear);
 }
 
-fn refuse_blocked(b: &Binder) -> Result<()> {
+/// Opset 21's `block_size`: 0 for per-tensor and per-axis parameters.
+fn block_size(b: &Binder) -> Result<i64> {
     let block_size = b.int("block_size", 0)?;
-    if block_size > 0 {
-        bail!("blocked quantization (block_size {block_size}) is not supported");
+    if block_size < 0 {
+        bail!("attribute 'block_size' is {block_size}; expected 0 or a positive block size");
     }
-    Ok(())
+    Ok(block_size)
 }
 
 /// ONNX's `output_dtype` (opset 21+) names the result type when there is no zero point.
@@ -40,10 +42,17 @@ fn quantize_linear<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
 ) -> Result<Vec<Value<'c, 'a>>> {
-    refuse_blocked(b)?;
     let x = b.input(0, "x")?;
     let x_type = b.input_type(0, "x")?;
     let storage = output_storage(b)?;
+    if block_size(b)? > 0 {
+        let storage = match b.optional_input(2) {
+            Some(z) => tensor_type_of(z)?.dtype.unwrap_or(storage),
+            None => storage,
+        };
+        let (x, x_type) = to_f32(t, x, &x_type)?;
+        return Ok(vec![quantize_blocked(b, t, x, &x_type, storage)?]);
+    }
     let spec = ParamSpec::at(
         1,
         ["y_scale", "y_zero_point", "x"],
@@ -73,12 +82,22 @@ fn dequantize_linear<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
 ) -> Result<Vec<Value<'c, 'a>>> {
-    refuse_blocked(b)?;
     let x = b.input(0, "x")?;
     let x_type = b.input_type(0, "x")?;
     let Some(x_dtype) = x_type.dtype else {
         bail!("x has an unknown element type");
     };
+    if block_size(b)? > 0 {
+        if let Some(z) = b.optional_input(2)
+            && let Some(zd) = tensor_type_of(z)?.dtype
+            && zd != x_dtype
+        {
+            bail!("x_zero_point is {zd} but x is {x_dtype}");
+        }
+        let y = dequantize_blocked(b, t, x, &x_type, x_dtype)?;
+        let result = b.result_type(0)?;
+        return from_f32(t, y, &x_type, result.dtype.unwrap_or(DType::F32)).map(|v| vec![v]);
+    }
     let spec = ParamSpec::at(
         1,
         ["x_scale", "x_zero_point", "x"],

@@ -87,3 +87,24 @@ func.func @test_dequantizelinear_int16_per_axis(%x: !torch.vtensor<[2,3],si16>, 
 // CHECK: %[[Q:.+]] = "torch.aten._make_per_channel_quantized_tensor"(%[[X]], %arg1, %[[Z]], %[[AXIS]]) : {{.+}} -> !torch.vtensor<[2,3],!torch.qint32>
 // CHECK: %[[Y:.+]] = "torch.aten.dequantize.self"(%[[Q]]) : (!torch.vtensor<[2,3],!torch.qint32>) -> !torch.vtensor<[2,3],f32>
 // CHECK: return %[[Y]]
+
+// Blocked DequantizeLinear (block_size 2 along axis 1 of [2,5]: 3 blocks, the last one
+// partial): the axis moved last, padded to whole blocks and viewed as one row per
+// block, each row a channel of axis 0 with its own scale and zero point; then the rows
+// are put back in x's shape. The axis is already last, so nothing is permuted.
+// CHECK-LABEL: func.func @test_dequantizelinear_blocked(
+// CHECK-NOT: permute
+func.func @test_dequantizelinear_blocked(%x: !torch.vtensor<[2,5],ui8>, %s: !torch.vtensor<[2,3],f32>, %z: !torch.vtensor<[2,3],ui8>) -> !torch.vtensor<[2,5],f32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.DequantizeLinear", torch.onnx.axis = 1 : si64, torch.onnx.block_size = 2 : si64} : (!torch.vtensor<[2,5],ui8>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],ui8>) -> !torch.vtensor<[2,5],f32>
+  return %0 : !torch.vtensor<[2,5],f32>
+}
+// CHECK: %[[S:.+]] = "torch.aten.reshape"(%arg1, {{.+}}) : {{.+}} -> !torch.vtensor<[6],f32>
+// CHECK: %[[Z:.+]] = "torch.aten.reshape"(%arg2, {{.+}}) : {{.+}} -> !torch.vtensor<[6],ui8>
+// CHECK: %[[P:.+]] = "torch.aten.constant_pad_nd"(%arg0, {{.+}}) : {{.+}} -> !torch.vtensor<[2,6],ui8>
+// CHECK: %[[ROWS:.+]] = "torch.aten.reshape"(%[[P]], {{.+}}) : {{.+}} -> !torch.vtensor<[6,2],ui8>
+// CHECK: %[[AXIS:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[Q:.+]] = "torch.aten._make_per_channel_quantized_tensor"(%[[ROWS]], %[[S]], %[[Z]], %[[AXIS]]) : {{.+}} -> !torch.vtensor<[6,2],!torch.quint8>
+// CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[Q]]) : (!torch.vtensor<[6,2],!torch.quint8>) -> !torch.vtensor<[6,2],f32>
+// CHECK: %[[BACK:.+]] = "torch.aten.reshape"(%[[D]], {{.+}}) : {{.+}} -> !torch.vtensor<[2,6],f32>
+// CHECK: %[[CUT:.+]] = "torch.aten.slice.Tensor"(%[[BACK]], {{.+}}) : {{.+}} -> !torch.vtensor<[2,5],f32>
+// CHECK: return %[[CUT]]
