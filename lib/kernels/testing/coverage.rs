@@ -24,6 +24,8 @@ fn handled_by_plan(name: &str) -> bool {
     name.starts_with("torch.constant.")
         || name == "torch.vtensor.literal"
         || name == "torch.operator"
+        // Its message is an attribute; the plan builds the step (runtime/plan.rs).
+        || name == "torch.runtime.assert"
 }
 
 /// One place an op name comes from, for messages.
