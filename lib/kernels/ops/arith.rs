@@ -134,8 +134,16 @@ fn true_div(c: &Call, a: Arg, b: Arg) -> Result<Vec<Value>> {
     } else {
         DType::F32
     };
+    let out = args::declared_dtype(c).unwrap_or(dtype);
+    // f32 division is correctly rounded, as the f64 quotient rounded to f32 is.
+    if dtype == DType::F32
+        && out == DType::F32
+        && let Some((shape, v)) = fast_f32_binary(&a, &b, |x, y| x / y)
+    {
+        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    }
     let (shape, v) = zip_float(&[a, b], Prec(dtype), |x| x[0] / x[1])?;
-    float_result(c, shape, &v, args::declared_dtype(c).unwrap_or(dtype))
+    float_result(c, shape, &v, out)
 }
 
 /// `div` with `rounding_mode`: none (true division), "trunc" or "floor".

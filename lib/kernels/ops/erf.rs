@@ -21,8 +21,79 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 
 const FRAC_2_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
 
-/// erf(x) in f64.
+/// erf(x) in f64, fast: the series near zero, where the result needs relative
+/// precision, and beyond it a piecewise Chebyshev interpolant of `erf_reference` built
+/// once. Agrees with `erf_reference` to 1e-14 or better, so the f32 results are the same
+/// correctly rounded values, at a few dozen flops instead of a series of up to ~60
+/// terms (Erf was 40% of a Whisper-style encoder's run).
 pub fn erf(x: f64) -> f64 {
+    let a = x.abs();
+    if !(TABLE_START..TABLE_END).contains(&a) {
+        return erf_reference(x);
+    }
+    let table = erf_table();
+    let pos = (a - TABLE_START) * PIECES_PER_UNIT;
+    let i = (pos as usize).min(table.len() - 1);
+    // Position inside the piece, mapped to [-1, 1].
+    let t = 2.0 * (pos - i as f64) - 1.0;
+    let c = &table[i];
+    let (mut b1, mut b2) = (0.0, 0.0);
+    for &cj in c[1..].iter().rev() {
+        let b0 = 2.0 * t * b1 - b2 + cj;
+        b2 = b1;
+        b1 = b0;
+    }
+    (t * b1 - b2 + c[0]).copysign(x)
+}
+
+/// Where the table starts: below it the series converges in a few terms and keeps the
+/// relative precision tiny results need.
+const TABLE_START: f64 = 0.0625;
+/// erf is 1 in f64 from here (erfc(6) is 2e-17).
+const TABLE_END: f64 = 6.0;
+const PIECES_PER_UNIT: f64 = 16.0;
+/// Chebyshev coefficients per piece: degree 10 on pieces of width 1/16 leaves an
+/// interpolation error far below f64's rounding.
+const DEGREE: usize = 11;
+
+fn erf_table() -> &'static [[f64; DEGREE]] {
+    static TABLE: std::sync::OnceLock<Vec<[f64; DEGREE]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let pieces = ((TABLE_END - TABLE_START) * PIECES_PER_UNIT).ceil() as usize;
+        (0..pieces)
+            .map(|i| {
+                let lo = TABLE_START + i as f64 / PIECES_PER_UNIT;
+                let half = 0.5 / PIECES_PER_UNIT;
+                chebyshev(erf_reference, lo + half, half)
+            })
+            .collect()
+    })
+}
+
+/// Coefficients of the Chebyshev interpolant of `f` on `[mid - half, mid + half]`,
+/// through the Chebyshev nodes of the first kind.
+fn chebyshev(f: impl Fn(f64) -> f64, mid: f64, half: f64) -> [f64; DEGREE] {
+    use std::f64::consts::PI;
+    let n = DEGREE as f64;
+    let values: Vec<f64> = (0..DEGREE)
+        .map(|k| f(mid + half * (PI * (k as f64 + 0.5) / n).cos()))
+        .collect();
+    let mut c = [0.0; DEGREE];
+    for (j, cj) in c.iter_mut().enumerate() {
+        let sum: f64 = values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| v * (PI * j as f64 * (k as f64 + 0.5) / n).cos())
+            .sum();
+        *cj = 2.0 * sum / n;
+    }
+    c[0] /= 2.0;
+    c
+}
+
+/// erf(x) in f64 by its series and continued fraction: the reference the fast `erf`
+/// is built from and tested against.
+pub fn erf_reference(x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
@@ -134,6 +205,28 @@ mod tests {
         let below = erf(2.5 - 1e-12);
         let above = erf(2.5);
         assert!((below - above).abs() < 1e-14);
+    }
+
+    #[test]
+    fn fast_erf_rounds_to_the_same_f32_as_the_reference() {
+        use super::erf_reference;
+        let mut worst = 0.0f64;
+        let mut differ = 0;
+        // Every 97th f32 from 0.01 to 7, both signs: the table's pieces, their ends and
+        // both ends of the table.
+        let (start, end) = (0.01f32.to_bits(), 7.0f32.to_bits());
+        for bits in (start..end).step_by(97) {
+            let x = f32::from_bits(bits) as f64;
+            for x in [x, -x] {
+                let (fast, exact) = (erf(x), erf_reference(x));
+                worst = worst.max((fast - exact).abs() / exact.abs());
+                differ += usize::from(fast as f32 != exact as f32);
+            }
+        }
+        // The reference's series loses up to three digits to cancellation near 2.5, so
+        // the two differ by up to ~1e-14 there: still 1e6 times below f32's half ulp.
+        assert!(worst < 1e-13, "relative error {worst:e}");
+        assert_eq!(differ, 0);
     }
 
     #[test]

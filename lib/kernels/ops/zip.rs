@@ -217,13 +217,73 @@ pub fn fast_f32_unary(x: &Arg, f: impl Fn(f32) -> f32 + Sync) -> Option<(Vec<usi
     Some((shape.to_vec(), out))
 }
 
-/// `fast_f32_unary` for two operands: f32 tensors of one shape, or one of them a scalar
-/// (no other broadcast). `None` otherwise.
+/// Whether `small` broadcasts against `big` by repeating whole: its shape, leading 1s
+/// aside, is the tail of `big`'s (a bias over the last axis, a `[1, 1, N]` row).
+fn repeats_over(small: &[usize], big: &[usize]) -> bool {
+    let dims: Vec<usize> = small.iter().copied().skip_while(|&d| d == 1).collect();
+    small.len() <= big.len() && big.ends_with(&dims) && dims.iter().all(|&d| d > 0)
+}
+
+/// `f` over `big` and `small` (which `repeats_over` it), element `i` of `big` against
+/// element `i mod len(small)`; `swap` when `small` is the first operand of `f`.
+fn repeating(
+    big: &[f32],
+    small: &[f32],
+    swap: bool,
+    f: &(impl Fn(f32, f32) -> f32 + Sync),
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; big.len()];
+    let period = small.len();
+    if let [s] = small {
+        // A one-element tensor (a rank-0 constant): a scalar.
+        if swap {
+            map_into(big, &mut out, |x| f(*s, x));
+        } else {
+            map_into(big, &mut out, |x| f(x, *s));
+        }
+        return out;
+    }
+    let body = |(x, y): (&[f32], &mut [f32])| {
+        for (x, y) in x.chunks(period).zip(y.chunks_mut(period)) {
+            for ((x, s), y) in x.iter().zip(small).zip(y.iter_mut()) {
+                *y = if swap { f(*s, *x) } else { f(*x, *s) };
+            }
+        }
+    };
+    // Whole periods per task, so that every chunk starts at element 0 of `small`.
+    let chunk = (CHUNK / period).max(1) * period;
+    if big.len() > chunk {
+        big.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
+            .for_each(body);
+    } else {
+        body((big, &mut out));
+    }
+    out
+}
+
+/// `fast_f32_unary` for two operands: f32 tensors of one shape, one of them a scalar, or
+/// one repeating whole over the other (`repeats_over`: a bias over the last axis).
+/// `None` for other broadcasts.
 pub fn fast_f32_binary(
     a: &Arg,
     b: &Arg,
     f: impl Fn(f32, f32) -> f32 + Sync,
 ) -> Option<(Vec<usize>, Vec<f32>)> {
+    if let (Arg::Tensor(ta), Arg::Tensor(tb)) = (a, b)
+        && ta.shape != tb.shape
+    {
+        let (F32::Values(va), F32::Values(vb)) = (F32::of(a)?, F32::of(b)?) else {
+            return None;
+        };
+        if repeats_over(&tb.shape, &ta.shape) {
+            return Some((ta.shape.clone(), repeating(va, vb, false, &f)));
+        }
+        if repeats_over(&ta.shape, &tb.shape) {
+            return Some((tb.shape.clone(), repeating(vb, va, true, &f)));
+        }
+        return None;
+    }
     let shape = same_shape(&[a, b])?;
     let n: usize = shape.iter().product();
     let mut out = vec![0.0f32; n];
@@ -295,6 +355,32 @@ mod tests {
         .unwrap();
         assert_eq!(shape, vec![2, 3]);
         assert_eq!(v, vec![111.0, 121.0, 131.0, 112.0, 122.0, 132.0]);
+    }
+
+    #[test]
+    fn the_fast_path_repeats_a_trailing_operand_either_side() {
+        let big: Vec<f32> = (0..24).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let a = Tensor::new(vec![2, 3, 4], Data::F32(big)).unwrap();
+        let b = Tensor::new(vec![1, 4], Data::F32(vec![0.25, -1.0, 7.0, 0.1])).unwrap();
+        for swap in [false, true] {
+            let (x, y) = if swap { (&b, &a) } else { (&a, &b) };
+            let (x, y) = (Arg::Tensor(x), Arg::Tensor(y));
+            let (shape, fast) = fast_f32_binary(&x, &y, |p, q| p - q).unwrap();
+            let (_, slow) = zip_float(&[x, y], Prec(DType::F32), |v| v[0] - v[1]).unwrap();
+            assert_eq!(shape, vec![2, 3, 4]);
+            let slow: Vec<f32> = slow.iter().map(|&v| v as f32).collect();
+            assert_eq!(fast, slow);
+        }
+        let one = Tensor::new(vec![], Data::F32(vec![0.5])).unwrap();
+        let (_, v) = fast_f32_binary(&Arg::Tensor(&one), &Arg::Tensor(&b), |p, q| p / q).unwrap();
+        assert_eq!(v, vec![2.0, -0.5, 0.5 / 7.0, 0.5 / 0.1]);
+        // [3, 1] does not repeat whole over [3, 4]: the general path takes it.
+        let c = Tensor::new(vec![3, 1], Data::F32(vec![1.0; 3])).unwrap();
+        assert!(fast_f32_binary(&Arg::Tensor(&a), &Arg::Tensor(&c), |p, q| p + q).is_none());
+        assert!(repeats_over(&[1, 1, 4], &[2, 3, 4]));
+        assert!(repeats_over(&[], &[2, 3]));
+        assert!(!repeats_over(&[2, 1], &[2, 3]));
+        assert!(!repeats_over(&[2, 3, 4], &[3, 4]));
     }
 
     #[test]
