@@ -40,10 +40,15 @@ impl MatmulWeights {
             return None;
         };
         let p = Params::read(scale, zero_point).ok()?;
+        let (bytes, shift) = shifted(&b.data, true)?;
+        Self::pack(k, n, &bytes, shift, &p)
+    }
+
+    /// From `k × n` bytes in the signed range (`shift` moved the zero points with them).
+    fn pack(k: usize, n: usize, bytes: &[u8], shift: i64, p: &Params) -> Option<Self> {
         if p.len() != 1 && p.len() != n {
             return None;
         }
-        let (bytes, shift) = shifted(&b.data, true)?;
         let panels = qgemm::pack_panels(k, n, |kk, j| bytes[kk * n + j]);
         let mut sums = vec![0i32; n];
         for row in bytes.chunks_exact(n.max(1)).take(k) {
@@ -77,30 +82,138 @@ pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
 
 pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     let a = c.arg(0)?.as_tensor()?;
-    let (Ok(ap), Ok(yp)) = (
-        Params::read(c.arg(1)?, c.arg(2)?),
-        Params::read(c.arg(6)?, c.arg(7)?),
-    ) else {
+    let Some(q) = Operands::read(c)? else {
         return Ok(None);
     };
-    let ResultType::Tensor(ty) = c.result(0)? else {
-        return Ok(None);
-    };
-    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
-        return Ok(None);
-    };
-    if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
+    if a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
         return Ok(None);
     }
     let Some((bytes, shift)) = shifted(&a.data, false) else {
         return Ok(None);
     };
-    let a_zero = (ap.zero_point(0) + shift) as i32;
-    let (k, n) = (w.k, w.n);
-    let m = bytes.len() / k;
+    let a_zero = (q.ap.zero_point(0) + shift) as i32;
     let mut shape: Vec<usize> = a.shape[..a.rank() - 1].to_vec();
+    shape.push(w.n);
+    let total = crate::kernels::tensor::bounded_count(&shape)?;
+    let mut y = vec![0u8; total];
+    if !product(isa, &bytes, a_zero, w, &q, &mut y) {
+        return Ok(None);
+    }
+    let t = q.out.tensor(shape, y, q.quantized.then(|| q.yp.scale(0)))?;
+    Ok(Some(vec![Value::tensor(t)]))
+}
+
+/// `qlinear_matmul` whose b is not a constant, and has batch dimensions equal to a's
+/// (attention's `Q·Kᵀ` and `P·V` in a quantized transformer): each batch's b packed
+/// on the fly and multiplied on the fast tiles. `None` for other operands, which the
+/// reference kernel runs.
+pub fn run_batched(c: &Call) -> Result<Option<Vec<Value>>> {
+    run_batched_on(Isa::best(), c)
+}
+
+pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
+    let (a, b) = (c.arg(0)?.as_tensor()?, c.arg(3)?.as_tensor()?);
+    let Some(q) = Operands::read(c)? else {
+        return Ok(None);
+    };
+    let (ra, rb) = (a.rank(), b.rank());
+    if ra < 3
+        || ra != rb
+        || a.shape[..ra - 2] != b.shape[..rb - 2]
+        || a.shape[ra - 1] != b.shape[rb - 2]
+    {
+        return Ok(None);
+    }
+    let Ok(bp) = Params::read(c.arg(4)?, c.arg(5)?) else {
+        return Ok(None);
+    };
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    let (Some((a_bytes, a_shift)), Some((b_bytes, b_shift))) =
+        (shifted(&a.data, false), shifted(&b.data, true))
+    else {
+        return Ok(None);
+    };
+    if k == 0 || m == 0 || n == 0 {
+        return Ok(None);
+    }
+    let a_zero = (q.ap.zero_point(0) + a_shift) as i32;
+    let mut shape = a.shape[..ra - 1].to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
+    let mut y = vec![0u8; total];
+    let batches = total / (m * n);
+    for i in 0..batches {
+        let b_slice = &b_bytes[i * k * n..(i + 1) * k * n];
+        let Some(w) = MatmulWeights::pack(k, n, b_slice, b_shift, &bp) else {
+            return Ok(None);
+        };
+        let a_slice = &a_bytes[i * m * k..(i + 1) * m * k];
+        if !product(
+            isa,
+            a_slice,
+            a_zero,
+            &w,
+            &q,
+            &mut y[i * m * n..(i + 1) * m * n],
+        ) {
+            return Ok(None);
+        }
+    }
+    let t = q.out.tensor(shape, y, q.quantized.then(|| q.yp.scale(0)))?;
+    Ok(Some(vec![Value::tensor(t)]))
+}
+
+/// a's and the output's parameters (per tensor) and the output's kind.
+struct Operands {
+    ap: Params,
+    yp: Params,
+    out: Output,
+    quantized: bool,
+}
+
+impl Operands {
+    fn read(c: &Call) -> Result<Option<Operands>> {
+        let (Ok(ap), Ok(yp)) = (
+            Params::read(c.arg(1)?, c.arg(2)?),
+            Params::read(c.arg(6)?, c.arg(7)?),
+        ) else {
+            return Ok(None);
+        };
+        let ResultType::Tensor(ty) = c.result(0)? else {
+            return Ok(None);
+        };
+        let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
+            return Ok(None);
+        };
+        if ap.len() != 1 || yp.len() != 1 {
+            return Ok(None);
+        }
+        let Some(out) = Output::new(yp.zero_point(0), signed) else {
+            return Ok(None);
+        };
+        Ok(Some(Operands {
+            ap,
+            yp,
+            out,
+            quantized,
+        }))
+    }
+}
+
+/// One product: the `m × k` bytes of a (unsigned range, zero point `a_zero`) times the
+/// packed `w`, requantized into `y` (`m × n`). `false` when the parameters give no
+/// finite multiplier, for the reference kernel to handle.
+fn product(
+    isa: Isa,
+    bytes: &[u8],
+    a_zero: i32,
+    w: &MatmulWeights,
+    q: &Operands,
+    y: &mut [u8],
+) -> bool {
+    let (ap, yp, out) = (&q.ap, &q.yp, q.out);
+    let (k, n) = (w.k, w.n);
+    let m = bytes.len() / k;
     let kq = qgemm::quads(k);
     let stride = kq * 4;
     let rows = qgemm::pack_rows(m, k, |r, kk| bytes[r * k + kk]);
@@ -139,15 +252,10 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
         .map(|&bs| ap.scale(0) * bs / yp.scale(0))
         .collect();
     if !requant::finite(&multipliers) {
-        return Ok(None);
+        return false;
     }
     multipliers.resize(panels * NR, 0.0);
-    let y_zero = yp.zero_point(0);
-    let Some(out) = Output::new(y_zero, signed) else {
-        return Ok(None);
-    };
-    let mut y = vec![0u8; total];
-    let shared = SharedOut::new(&mut y);
+    let shared = SharedOut::new(y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
     (0..row_blocks * panels).into_par_iter().for_each_init(
         || [[0; NR]; MR],
@@ -189,6 +297,5 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             }
         },
     );
-    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
-    Ok(Some(vec![Value::tensor(t)]))
+    true
 }

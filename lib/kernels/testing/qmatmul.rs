@@ -1,8 +1,9 @@
 //! The fast matmul against the reference kernel on every instruction set this CPU
-//! has: ragged rows, columns and K, batched a, each signedness mix, per-column b.
+//! has: ragged rows, columns and K, batched a, each signedness mix, per-column b, and
+//! batched b that is not a constant (attention).
 
 use crate::kernels::isa::Isa;
-use crate::kernels::linalg::qmatmul::{MatmulWeights, run_on};
+use crate::kernels::linalg::qmatmul::{MatmulWeights, run_batched_on, run_on};
 use crate::kernels::quantized::qlinear::reference_matmul;
 use crate::kernels::tensor::Data;
 use crate::kernels::tensor::Tensor;
@@ -79,4 +80,65 @@ fn every_signedness_mix() {
             }
         }
     }
+}
+
+/// a `[batch.., m, k]` times a b `[batch.., k, n]` that changes every call: each batch
+/// packed and multiplied on the tiles, equal to the reference; other batch layouts
+/// decline.
+#[test]
+fn batched_b_of_attention() {
+    let t = |shape: &[usize], d: Data| Value::tensor(Tensor::new(shape.to_vec(), d).unwrap());
+    for (seed, (batch, m, k, n), a_signed, b_signed) in [
+        (1, (vec![1, 3], 9, 17, 13), false, true),
+        (2, (vec![2], 33, 64, 40), true, false),
+        (3, (vec![2, 2], 5, 3, 70), false, false),
+    ] {
+        let a_shape: Vec<usize> = batch.iter().copied().chain([m, k]).collect();
+        let b_shape: Vec<usize> = batch.iter().copied().chain([k, n]).collect();
+        let (na, nb) = (a_shape.iter().product(), b_shape.iter().product());
+        let zp = |signed: bool| if signed { -3 } else { 130 };
+        let args = vec![
+            t(&a_shape, data(seed, na, a_signed)),
+            Value::Float(0.05),
+            Value::Int(zp(a_signed)),
+            t(&b_shape, data(seed + 9, nb, b_signed)),
+            Value::Float(0.02),
+            Value::Int(zp(b_signed)),
+            Value::Float(0.7),
+            Value::Int(7),
+        ];
+        let results = [ResultType::Tensor(TensorType {
+            dtype: Some(DType::QUInt8),
+            shape: None,
+        })];
+        let call = Call {
+            args: &args,
+            results: &results,
+        };
+        let want = reference_matmul(&call).unwrap();
+        for isa in Isa::all_available() {
+            let got = run_batched_on(isa, &call).unwrap().expect("fast path");
+            assert_eq!(got, want, "{isa:?} a {a_shape:?} b {b_shape:?}");
+        }
+    }
+    // b broadcast over a's batch: the reference's case.
+    let args = vec![
+        t(&[2, 4, 3], data(5, 24, false)),
+        Value::Float(0.05),
+        Value::Int(0),
+        t(&[1, 3, 5], data(6, 15, true)),
+        Value::Float(0.02),
+        Value::Int(0),
+        Value::Float(0.7),
+        Value::Int(7),
+    ];
+    let results = [ResultType::Tensor(TensorType {
+        dtype: Some(DType::QUInt8),
+        shape: None,
+    })];
+    let call = Call {
+        args: &args,
+        results: &results,
+    };
+    assert!(run_batched_on(Isa::best(), &call).unwrap().is_none());
 }
