@@ -5,10 +5,11 @@
 
 use anyhow::{Result, bail};
 
-use super::zip::{arg, float_result, out_dtype, zip_float};
+use super::zip::{arg, fast_f32_unary, float_result, out_dtype, zip_float};
 use crate::kernels::tensor::data::{Prec, is_float};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -144,7 +145,15 @@ fn float_type(c: &Call) -> Result<DType> {
 
 fn erf_kernel(c: &Call) -> Result<Vec<Value>> {
     let dtype = float_type(c)?;
-    let (shape, v) = zip_float(&[arg(c, 0)?], Prec(dtype), |x| erf(x[0]))?;
+    let x = arg(c, 0)?;
+    // f32 in and out: each element through f64 and rounded once, without the f64
+    // vectors of the general path, split over the pool.
+    if dtype == DType::F32
+        && let Some((shape, v)) = fast_f32_unary(&x, |v| erf(v as f64) as f32)
+    {
+        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    }
+    let (shape, v) = zip_float(&[x], Prec(dtype), |x| erf(x[0]))?;
     float_result(c, shape, &v, dtype)
 }
 

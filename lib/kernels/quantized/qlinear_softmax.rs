@@ -10,6 +10,7 @@
 //! product that overflows float32 converts to a wrapped integer, not a saturated one.
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -98,7 +99,31 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
     // multiplier can overflow float32 (a row of one element does), and its infinity
     // then converts as `to_i32`/`to_u32` say.
     let mut out = vec![0i64; values.len()];
-    if size > 0 && inner > 0 {
+    let requantize = |entry: f32, sum: f32| -> i64 {
+        let r = (entry * multiplier / sum).round_ties_even();
+        if signed {
+            to_i32(r).wrapping_add(y_zero_point as i32).clamp(-128, 127) as i64
+        } else {
+            to_u32(r).wrapping_add(y_zero_point as u32).min(255) as i64
+        }
+    };
+    if size > 0 && inner == 1 {
+        // Over the last axis (attention's scores): contiguous rows, in parallel, with
+        // the same sums in the same order as below.
+        out.par_chunks_mut(size)
+            .zip(values.par_chunks(size))
+            .for_each(|(out, row)| {
+                let max = row.iter().copied().max().unwrap_or(0);
+                let entry = |v: i32| exps[(255 - (max - v)) as usize];
+                let sum = row.iter().fold(0.0f32, |s, &v| s + entry(v));
+                if sum == 0.0 {
+                    return;
+                }
+                for (y, &v) in out.iter_mut().zip(row) {
+                    *y = requantize(entry(v), sum);
+                }
+            });
+    } else if size > 0 && inner > 0 {
         for row in 0..values.len() / (size * inner) {
             for j in 0..inner {
                 let at = |k: usize| row * size * inner + k * inner + j;
@@ -110,12 +135,7 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
                     continue;
                 }
                 for k in 0..size {
-                    let r = (entry(k) * multiplier / sum).round_ties_even();
-                    out[at(k)] = if signed {
-                        to_i32(r).wrapping_add(y_zero_point as i32).clamp(-128, 127) as i64
-                    } else {
-                        to_u32(r).wrapping_add(y_zero_point as u32).min(255) as i64
-                    };
+                    out[at(k)] = requantize(entry(k), sum);
                 }
             }
         }
@@ -141,6 +161,17 @@ mod tests {
     use crate::kernels::tensor::tensor_type::TensorType;
 
     fn run(x: Data, shape: Vec<usize>, x_scale: f64, y_scale: f64, zp: i64) -> Data {
+        run_along(x, shape, -1, x_scale, y_scale, zp)
+    }
+
+    fn run_along(
+        x: Data,
+        shape: Vec<usize>,
+        axis: i64,
+        x_scale: f64,
+        y_scale: f64,
+        zp: i64,
+    ) -> Data {
         let dtype = if matches!(x, Data::I8(_)) {
             DType::QInt8
         } else {
@@ -153,7 +184,7 @@ mod tests {
         let args = [
             Value::tensor(Tensor::new(shape, x).unwrap()),
             Value::Float(x_scale),
-            Value::Int(-1),
+            Value::Int(axis),
             Value::Float(y_scale),
             Value::Int(zp),
             Value::Int(13),
@@ -164,6 +195,19 @@ mod tests {
         })
         .unwrap();
         out[0].as_tensor().unwrap().data.clone()
+    }
+
+    #[test]
+    fn rows_along_the_last_axis_equal_columns_along_the_first() {
+        let rows: Vec<u8> = (0..15u32).map(|i| (i * 37 % 251) as u8).collect();
+        let columns: Vec<u8> = (0..15).map(|i| rows[(i % 3) * 5 + i / 3]).collect();
+        let by_rows = run(Data::U8(rows), vec![3, 5], 0.05, 1.0 / 256.0, 3);
+        let by_columns = run_along(Data::U8(columns), vec![5, 3], 0, 0.05, 1.0 / 256.0, 3);
+        let (Data::U8(r), Data::U8(c)) = (by_rows, by_columns) else {
+            panic!("uint8 results");
+        };
+        let transposed: Vec<u8> = (0..15).map(|i| r[(i % 3) * 5 + i / 3]).collect();
+        assert_eq!(transposed, c);
     }
 
     #[test]
