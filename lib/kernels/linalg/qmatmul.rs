@@ -9,12 +9,12 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::qdriver::{self, SharedOut, shifted};
-use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
+use super::qgemm::requant::{self, ColTerms, Epilogue, Output, Rescale, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
 use super::qparams::Params;
 use crate::kernels::isa::Isa;
-use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType};
 
 /// Rows of `a` one work item covers.
@@ -96,6 +96,74 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
         return Ok(None);
     };
     let a_zero = (ap.zero_point(0) + shift) as i32;
+    let multipliers: Vec<f32> = w
+        .scales
+        .iter()
+        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
+        .collect();
+    if !requant::finite(&multipliers) {
+        return Ok(None);
+    }
+    let y_zero = yp.zero_point(0);
+    let Some(out) = Output::new(y_zero, signed) else {
+        return Ok(None);
+    };
+    let (shape, y) = product(isa, a, &bytes, a_zero, w, multipliers, &[], out)?;
+    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
+    Ok(Some(vec![Value::tensor(t)]))
+}
+
+/// The float product of dynamic quantization: `a` (uint8, zero point `a_zero`) times
+/// b, each column's int32 sums converted to f32, times `multipliers[column]`, plus
+/// `bias[column]` when given. `None` where the reference kernel should decide.
+pub fn run_rescaled(
+    a: &Tensor,
+    a_zero: u8,
+    w: &MatmulWeights,
+    multipliers: &[f32],
+    bias: Option<&[f32]>,
+) -> Result<Option<Tensor>> {
+    let n = w.n;
+    let Some((bytes, 0)) = shifted(&a.data, false) else {
+        return Ok(None);
+    };
+    if a.rank() == 0
+        || w.k == 0
+        || a.shape[a.rank() - 1] != w.k
+        || multipliers.len() != n
+        || bias.is_some_and(|b| b.len() != n)
+    {
+        return Ok(None);
+    }
+    let out = Rescale {
+        bias: bias.is_some(),
+    };
+    let (shape, y) = product(
+        Isa::best(),
+        a,
+        &bytes,
+        a_zero as i32,
+        w,
+        multipliers.to_vec(),
+        bias.unwrap_or(&[]),
+        out,
+    )?;
+    Ok(Some(Tensor::new(shape, Data::F32(y))?))
+}
+
+/// `a`'s bytes (in the unsigned range, zero point `a_zero`) times b, each tile row
+/// finished by `out` with the per-column `multipliers` and `bias` (empty for none).
+#[allow(clippy::too_many_arguments)]
+fn product<E: Epilogue>(
+    isa: Isa,
+    a: &Tensor,
+    bytes: &[u8],
+    a_zero: i32,
+    w: &MatmulWeights,
+    mut multipliers: Vec<f32>,
+    bias: &[f32],
+    out: E,
+) -> Result<(Vec<usize>, Vec<E::Out>)> {
     let (k, n) = (w.k, w.n);
     let m = bytes.len() / k;
     let mut shape: Vec<usize> = a.shape[..a.rank() - 1].to_vec();
@@ -133,20 +201,11 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             })
             .collect(),
     );
-    let mut multipliers: Vec<f32> = w
-        .scales
-        .iter()
-        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
-        .collect();
-    if !requant::finite(&multipliers) {
-        return Ok(None);
-    }
     multipliers.resize(panels * NR, 0.0);
-    let y_zero = yp.zero_point(0);
-    let Some(out) = Output::new(y_zero, signed) else {
-        return Ok(None);
-    };
-    let mut y = vec![0u8; total];
+    let mut bias = bias.to_vec();
+    let has_bias = !bias.is_empty();
+    bias.resize(panels * NR, 0.0);
+    let mut y = vec![E::Out::default(); total];
     let shared = SharedOut::new(&mut y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
     (0..row_blocks * panels).into_par_iter().for_each_init(
@@ -161,6 +220,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
                 zero: w.zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
                 multiplier: multipliers[first..].first_chunk::<NR>(),
                 sum: None,
+                bias: bias[first..].first_chunk::<NR>().filter(|_| has_bias),
             };
             let end = m.min((rb + 1) * ROW_BLOCK);
             for block in (rb * ROW_BLOCK..end).step_by(MR) {
@@ -189,6 +249,5 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
             }
         },
     );
-    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
-    Ok(Some(vec![Value::tensor(t)]))
+    Ok((shape, y))
 }

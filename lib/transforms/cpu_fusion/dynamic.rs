@@ -184,7 +184,12 @@ fn dynamically_quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dynamic<'c,
     (constant_float(div.operand(1).ok()?)? == 255.0).then_some(())?;
     let range = named(div.operand(0).ok()?, "torch.aten.sub.Tensor")?;
     (constant_int(range.operand(2).ok()?)? == 1).then_some(())?;
-    let hi = bounded(range.operand(0).ok()?, "torch.aten.clamp_min", "torch.aten.max", x)?;
+    let hi = bounded(
+        range.operand(0).ok()?,
+        "torch.aten.clamp_min",
+        "torch.aten.max",
+        x,
+    )?;
     let lo_value = range.operand(1).ok()?;
     bounded(lo_value, "torch.aten.clamp_max", "torch.aten.min", x)?;
     let _ = hi;
