@@ -65,6 +65,9 @@ fn zero_point<'c, 'a>(
         bail!("{name} has {len} elements, expected 1 or {e}");
     }
     let shape = broadcast_shape(len);
+    if shape == [len] {
+        return Ok(Some((zp, zt)));
+    }
     let shaped_type = TensorType::known(zt.dtype.unwrap_or(DType::U8), &shape);
     let list = t.int_list(&shape)?;
     let shaped = t.aten_tensor("reshape", &[zp, list], &shaped_type)?;

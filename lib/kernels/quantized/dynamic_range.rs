@@ -97,7 +97,8 @@ pub(super) fn parameters(min: f32, max: f32) -> (f32, u8) {
     let hi = if max.is_nan() { f32::NAN } else { max.max(0.0) };
     let scale = (hi - lo) / 255.0;
     let r = (-(lo / scale)).round_ties_even();
-    let clamped = if r.is_nan() { r } else { r.max(0.0).min(255.0) };
+    // NaN stays NaN (as the clamp kernel gives it), then converts to 0.
+    let clamped = r.clamp(0.0, 255.0);
     (scale, clamped as u8)
 }
 

@@ -184,7 +184,7 @@ fn dynamically_quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dynamic<'c,
     (constant_float(div.operand(1).ok()?)? == 255.0).then_some(())?;
     let range = named(div.operand(0).ok()?, "torch.aten.sub.Tensor")?;
     (constant_int(range.operand(2).ok()?)? == 1).then_some(())?;
-    let hi = bounded(
+    bounded(
         range.operand(0).ok()?,
         "torch.aten.clamp_min",
         "torch.aten.max",
@@ -192,7 +192,6 @@ fn dynamically_quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dynamic<'c,
     )?;
     let lo_value = range.operand(1).ok()?;
     bounded(lo_value, "torch.aten.clamp_max", "torch.aten.min", x)?;
-    let _ = hi;
     // The zero point: u8(clamp(round(-(lo / scale)), 0, 255)).
     let zp_u8 = cast_of(zp, UINT8)?;
     let clamp = named(zp_u8, "torch.aten.clamp")?;

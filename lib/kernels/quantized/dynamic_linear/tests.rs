@@ -39,10 +39,12 @@ fn run_conv(args: &[Value], fast: bool) -> Vec<u32> {
     }
 }
 
+/// (c_in, c_out, groups, kernel, stride, pads, per-channel zero points, bias)
+type ConvCase = (usize, usize, usize, usize, usize, bool, bool, bool);
+
 #[test]
 fn conv_fast_path_equals_the_reference() {
-    // (c_in, c_out, groups, kernel, stride, pads, per-channel zero points, bias)
-    let cases: &[(usize, usize, usize, usize, usize, bool, bool, bool)] = &[
+    let cases: &[ConvCase] = &[
         (3, 8, 1, 3, 1, false, false, true),
         (4, 4, 4, 3, 1, false, false, false),
         (6, 9, 3, 1, 2, true, true, true),
