@@ -79,7 +79,7 @@ fn rescaled<'c: 'a, 'a>(
         "torch.aten.matmul" => (qlower::DYNAMIC_MATMUL, rank.checked_sub(1)?),
         _ => return None,
     };
-    // x_scale · w_scale, with w_scale a constant of one value or one per channel.
+    // x_scale · w_scale, w_scale holding one value or one per channel.
     let product = named(scales, "torch.aten.mul.Tensor")?;
     let (s0, s1) = (product.operand(0).ok()?, product.operand(1).ok()?);
     let per_channel = |v: MlirValue| channel_count(&type_of(v)?, rank, channel_axis);
@@ -105,7 +105,6 @@ fn rescaled<'c: 'a, 'a>(
     } else {
         return None;
     };
-    named(w_scale, "torch.vtensor.literal")?;
     (type_of(w_scale)?.dtype? == crate::onnx::dtype::DType::F32).then_some(())?;
     let weights = centred_weights(acc.operand(1).ok()?)?;
     let bias = bias.map_or(Operand::Const(Value::None), Operand::Ir);
@@ -240,8 +239,10 @@ struct Weights<'c, 'a> {
 fn centred_weights<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Weights<'c, 'a>> {
     let dq = named(cast_of(v, INT32)?, "torch.aten.dequantize.self")?;
     let w = quantized(dq.operand(0).ok()?)?;
-    // Only the form of the lowering: `_make_*` of a literal, at scale 1.
-    named(w.int, "torch.vtensor.literal")?;
+    // Only the form of the lowering, at scale 1. The weights are usually a literal, or
+    // quantized from one at run time (a model that quantized its float weights with
+    // DynamicQuantizeLinear too), which the plan evaluates once; the kernel packs any
+    // other tensor on each call.
     let unit = match w.axis {
         None => constant_float(w.scale)? == 1.0,
         Some(_) => all_ones(w.scale),
