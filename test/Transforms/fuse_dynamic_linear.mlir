@@ -217,3 +217,62 @@ module {
     return %35 : !torch.vtensor<[2,2],f32>
   }
 }
+
+// -----
+
+// Weights that the model quantizes with DynamicQuantizeLinear too (ppocr-cls does): their
+// quantize of a float constant stays (the plan evaluates it once) and feeds the fused op.
+// CHECK-LABEL: func.func @conv_quantized_weights
+// CHECK: %[[WQ:.+]] = "torch.aten.quantize_per_tensor"(
+// CHECK: %[[W:.+]] = "torch.aten.int_repr"(%[[WQ]]) : {{.+}} -> !torch.vtensor<[2,1,1,1],ui8>
+// CHECK: %[[Y:.+]] = "qlower.dynamic_conv"(%arg0, %[[W]], {{.+}} -> !torch.vtensor<[1,2,2,2],f32>
+// CHECK-NOT: torch.aten.convolution
+// CHECK: return %[[Y]]
+module {
+  func.func @conv_quantized_weights(%arg0: !torch.vtensor<[1,1,2,2],f32>) -> (!torch.vtensor<[1,2,2,2],f32>) {
+    %0 = "torch.vtensor.literal"() {value = dense<[[[[5.000000e-01]]], [[[-2.500000e-01]]]]> : tensor<2x1x1x1xf32>} : () -> !torch.vtensor<[2,1,1,1],f32>
+    %1 = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+    %2 = "torch.aten.min"(%arg0) : (!torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[],f32>
+    %3 = "torch.aten.max"(%arg0) : (!torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[],f32>
+    %4 = "torch.aten.clamp_max"(%2, %1) : (!torch.vtensor<[],f32>, !torch.float) -> !torch.vtensor<[],f32>
+    %5 = "torch.aten.clamp_min"(%3, %1) : (!torch.vtensor<[],f32>, !torch.float) -> !torch.vtensor<[],f32>
+    %6 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+    %7 = "torch.aten.sub.Tensor"(%5, %4, %6) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.int) -> !torch.vtensor<[],f32>
+    %8 = "torch.constant.float"() {value = 2.550000e+02 : f64} : () -> !torch.float
+    %9 = "torch.aten.div.Scalar"(%7, %8) : (!torch.vtensor<[],f32>, !torch.float) -> !torch.vtensor<[],f32>
+    %10 = "torch.aten.div.Tensor"(%4, %9) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+    %11 = "torch.aten.neg"(%10) : (!torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+    %12 = "torch.aten.round"(%11) : (!torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+    %13 = "torch.aten.clamp"(%12, %1, %8) : (!torch.vtensor<[],f32>, !torch.float, !torch.float) -> !torch.vtensor<[],f32>
+    %14 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+    %15 = "torch.constant.bool"() {value = false} : () -> !torch.bool
+    %16 = "torch.constant.none"() : () -> !torch.none
+    %17 = "torch.aten.to.dtype"(%13, %14, %15, %15, %16) : (!torch.vtensor<[],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[],ui8>
+    %18 = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+    %19 = "torch.aten.item"(%9) : (!torch.vtensor<[],f32>) -> !torch.float
+    %20 = "torch.aten.item"(%17) : (!torch.vtensor<[],ui8>) -> !torch.int
+    %21 = "torch.aten.quantize_per_tensor"(%arg0, %19, %20, %18) : (!torch.vtensor<[1,1,2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.quint8>
+    %22 = "torch.aten.int_repr"(%21) : (!torch.vtensor<[1,1,2,2],!torch.quint8>) -> !torch.vtensor<[1,1,2,2],ui8>
+    %23 = "torch.vtensor.literal"() {value = dense<0.00294117653> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+    %24 = "torch.constant.float"() {value = 0.0029411765281111002 : f64} : () -> !torch.float
+    %25 = "torch.constant.int"() {value = 85 : i64} : () -> !torch.int
+    %26 = "torch.aten.quantize_per_tensor"(%0, %24, %25, %18) : (!torch.vtensor<[2,1,1,1],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2,1,1,1],!torch.quint8>
+    %27 = "torch.aten.int_repr"(%26) : (!torch.vtensor<[2,1,1,1],!torch.quint8>) -> !torch.vtensor<[2,1,1,1],ui8>
+    %28 = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+    %29 = "torch.aten.to.dtype"(%22, %28, %15, %15, %16) : (!torch.vtensor<[1,1,2,2],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,1,2,2],si32>
+    %30 = "torch.aten.to.dtype"(%17, %28, %15, %15, %16) : (!torch.vtensor<[],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[],si32>
+    %31 = "torch.aten.sub.Tensor"(%29, %30, %6) : (!torch.vtensor<[1,1,2,2],si32>, !torch.vtensor<[],si32>, !torch.int) -> !torch.vtensor<[1,1,2,2],si32>
+    %32 = "torch.constant.float"() {value = 1.000000e+00 : f64} : () -> !torch.float
+    %33 = "torch.aten._make_per_tensor_quantized_tensor"(%27, %32, %25) : (!torch.vtensor<[2,1,1,1],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[2,1,1,1],!torch.quint8>
+    %34 = "torch.aten.dequantize.self"(%33) : (!torch.vtensor<[2,1,1,1],!torch.quint8>) -> !torch.vtensor<[2,1,1,1],f32>
+    %35 = "torch.aten.to.dtype"(%34, %28, %15, %15, %16) : (!torch.vtensor<[2,1,1,1],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[2,1,1,1],si32>
+    %36 = "torch.prim.ListConstruct"(%6, %6) : (!torch.int, !torch.int) -> !torch.list<int>
+    %37 = "torch.prim.ListConstruct"(%14, %14) : (!torch.int, !torch.int) -> !torch.list<int>
+    %38 = "torch.aten.convolution"(%31, %35, %16, %36, %37, %36, %15, %37, %6) : (!torch.vtensor<[1,1,2,2],si32>, !torch.vtensor<[2,1,1,1],si32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,2,2,2],si32>
+    %39 = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+    %40 = "torch.aten.to.dtype"(%38, %39, %15, %15, %16) : (!torch.vtensor<[1,2,2,2],si32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,2,2],f32>
+    %41 = "torch.aten.mul.Tensor"(%9, %23) : (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32>
+    %42 = "torch.aten.mul.Tensor"(%40, %41) : (!torch.vtensor<[1,2,2,2],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[1,2,2,2],f32>
+    return %42 : !torch.vtensor<[1,2,2,2],f32>
+  }
+}
