@@ -43,7 +43,7 @@ pub const QAVG_POOL_OVER_INPUTS: &str = "qlower.qavg_pool_over_inputs";
 /// y_scale, y_zero_point.
 pub const QMAX_POOL: &str = "qlower.qmax_pool";
 /// Dynamic quantization of a float input (DynamicQuantizeLinear: the scale and zero
-/// point from its range), then ConvInteger with constant 8-bit weights, and the float
+/// point from its range), then ConvInteger with 8-bit weights, and the float
 /// rescale `float(acc) · (x_scale · w_scale)` plus an optional per-channel bias: x,
 /// w, w_zero_point, w_scale, bias (or none), stride, padding, dilation, groups, pads
 /// (or none).

@@ -117,6 +117,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec
 /// b, each column's int32 sums converted to f32, times `multipliers[column]`, plus
 /// `bias[column]` when given. `None` where the reference kernel should decide.
 pub fn run_rescaled(
+    isa: Isa,
     a: &Tensor,
     a_zero: u8,
     w: &MatmulWeights,
@@ -139,7 +140,7 @@ pub fn run_rescaled(
         bias: bias.is_some(),
     };
     let (shape, y) = product(
-        Isa::best(),
+        isa,
         a,
         &bytes,
         a_zero as i32,

@@ -13,6 +13,7 @@ use anyhow::{Result, bail};
 
 use super::dynamic_range::{min_max, parameters};
 use super::quant::quantize_uint8;
+use crate::kernels::isa::Isa;
 use crate::kernels::linalg::qconv::{self, ConvWeights, Geometry};
 use crate::kernels::linalg::qmatmul::{self, MatmulWeights};
 use crate::kernels::tensor::dtype::DType;
@@ -25,27 +26,31 @@ use crate::kernels::{Call, Prepared, ResultType, lookup};
 /// groups, pads (or none). Packs the weights on every call; the plan prepares them.
 pub fn dynamic_conv(c: &Call) -> Result<Vec<Value>> {
     let w = conv_weights(c.arg(1)?, c.arg(2)?, c.arg(8)?);
-    conv_with(c, w.as_ref())
+    conv_with(Isa::best(), c, w.as_ref())
 }
 
 /// `dynamic_conv` with its weights (operands 1, 2 and the groups, 8) packed once.
 pub fn prepare_dynamic_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
     let at = |i: usize| constants.get(i).copied().flatten();
     let w = conv_weights(at(1)?, at(2)?, at(8)?)?;
-    Some(Arc::new(move |c: &Call| conv_with(c, Some(&w))))
+    Some(Arc::new(move |c: &Call| {
+        conv_with(Isa::best(), c, Some(&w))
+    }))
 }
 
 /// Operands: a, b (2-D), b_zero_point, b_scale, bias (per column, or none).
 pub fn dynamic_matmul(c: &Call) -> Result<Vec<Value>> {
     let w = matmul_weights(c.arg(1)?, c.arg(2)?);
-    matmul_with(c, w.as_ref())
+    matmul_with(Isa::best(), c, w.as_ref())
 }
 
 /// `dynamic_matmul` with b (operands 1 and 2) packed once.
 pub fn prepare_dynamic_matmul(constants: &[Option<&Value>]) -> Option<Prepared> {
     let at = |i: usize| constants.get(i).copied().flatten();
     let w = matmul_weights(at(1)?, at(2)?)?;
-    Some(Arc::new(move |c: &Call| matmul_with(c, Some(&w))))
+    Some(Arc::new(move |c: &Call| {
+        matmul_with(Isa::best(), c, Some(&w))
+    }))
 }
 
 /// Scales of 1 as many as the zero points: the packers read a scale per zero point,
@@ -85,14 +90,14 @@ fn single(zero_point: &Value) -> Value {
 
 /// The input quantized as DynamicQuantizeLinear does: the uint8 tensor, its scale and
 /// zero point.
-fn quantize_input(x: &Tensor) -> Result<(Tensor, f32, u8)> {
+fn quantize_input(isa: Isa, x: &Tensor) -> Result<(Tensor, f32, u8)> {
     let Data::F32(values) = &x.data else {
         bail!("the input must be float32, but is {}", x.dtype());
     };
     if x.quant.is_some() {
         bail!("the input must be a float tensor, not a quantized one");
     }
-    let Some((min, max)) = min_max(values) else {
+    let Some((min, max)) = min_max(isa, values) else {
         bail!("DynamicQuantizeLinear of an empty tensor");
     };
     let (scale, zero_point) = parameters(min, max);
@@ -133,13 +138,14 @@ fn bias(c: &Call, channels: usize) -> Result<Option<Vec<f32>>> {
     }
 }
 
-fn conv_with(c: &Call, w: Option<&ConvWeights>) -> Result<Vec<Value>> {
+/// The fast path on `isa` with packed weights `w`, else the reference.
+fn conv_with(isa: Isa, c: &Call, w: Option<&ConvWeights>) -> Result<Vec<Value>> {
     let x = c.arg(0)?.as_tensor()?;
     let weights = c.arg(1)?.as_tensor()?;
     let Some(&channels) = weights.shape.first() else {
         bail!("the weights must have rank 3 to 5");
     };
-    let (q, scale, zero_point) = quantize_input(x)?;
+    let (q, scale, zero_point) = quantize_input(isa, x)?;
     let multipliers = multipliers(scale, c, channels)?;
     let bias = bias(c, channels)?;
     if let Some(w) = w {
@@ -149,7 +155,8 @@ fn conv_with(c: &Call, w: Option<&ConvWeights>) -> Result<Vec<Value>> {
             dilation: c.arg(7)?,
             pads: c.arg(9)?,
         };
-        if let Some(y) = qconv::run_rescaled(&q, zero_point, &g, w, &multipliers, bias.as_deref())?
+        if let Some(y) =
+            qconv::run_rescaled(isa, &q, zero_point, &g, w, &multipliers, bias.as_deref())?
         {
             return Ok(vec![Value::tensor(y)]);
         }
@@ -158,17 +165,19 @@ fn conv_with(c: &Call, w: Option<&ConvWeights>) -> Result<Vec<Value>> {
     rescale(acc, 1, &multipliers, bias.as_deref())
 }
 
-fn matmul_with(c: &Call, w: Option<&MatmulWeights>) -> Result<Vec<Value>> {
+/// The fast path on `isa` with packed weights `w`, else the reference.
+fn matmul_with(isa: Isa, c: &Call, w: Option<&MatmulWeights>) -> Result<Vec<Value>> {
     let a = c.arg(0)?.as_tensor()?;
     let b = c.arg(1)?.as_tensor()?;
     let [_, columns] = b.shape[..] else {
         bail!("b must be 2-D, but has shape {:?}", b.shape);
     };
-    let (q, scale, zero_point) = quantize_input(a)?;
+    let (q, scale, zero_point) = quantize_input(isa, a)?;
     let multipliers = multipliers(scale, c, columns)?;
     let bias = bias(c, columns)?;
     if let Some(w) = w
-        && let Some(y) = qmatmul::run_rescaled(&q, zero_point, w, &multipliers, bias.as_deref())?
+        && let Some(y) =
+            qmatmul::run_rescaled(isa, &q, zero_point, w, &multipliers, bias.as_deref())?
     {
         return Ok(vec![Value::tensor(y)]);
     }

@@ -16,14 +16,14 @@ const CHUNK: usize = 1 << 16;
 /// The smallest and largest element of a non-empty `x` as `torch.aten.min` and
 /// `max` give them: NaN if any element is NaN, and of equal elements (0.0 and -0.0)
 /// the first.
-pub(super) fn min_max(x: &[f32]) -> Option<(f32, f32)> {
+pub(super) fn min_max(isa: Isa, x: &[f32]) -> Option<(f32, f32)> {
     if x.is_empty() {
         return None;
     }
     let parts: Vec<(f32, f32, bool)> = if x.len() > CHUNK {
-        x.par_chunks(CHUNK).map(chunk_min_max).collect()
+        x.par_chunks(CHUNK).map(|c| chunk_min_max(isa, c)).collect()
     } else {
-        vec![chunk_min_max(x)]
+        vec![chunk_min_max(isa, x)]
     };
     if parts.iter().any(|&(_, _, nan)| nan) {
         return Some((f32::NAN, f32::NAN));
@@ -41,9 +41,9 @@ pub(super) fn min_max(x: &[f32]) -> Option<(f32, f32)> {
     Some((first_equal(lo), first_equal(hi)))
 }
 
-fn chunk_min_max(x: &[f32]) -> (f32, f32, bool) {
+fn chunk_min_max(isa: Isa, x: &[f32]) -> (f32, f32, bool) {
     #[cfg(target_arch = "x86_64")]
-    if Isa::best().includes(Isa::Avx2) {
+    if isa.includes(Isa::Avx2) && isa.available() {
         // SAFETY: the CPU has AVX2.
         return unsafe { chunk_min_max_avx2(x) };
     }
@@ -108,6 +108,13 @@ mod tests {
 
     #[test]
     fn min_max_finds_the_extremes_across_lanes_chunks_and_the_tail() {
+        for isa in Isa::all_available() {
+            extremes_on(isa);
+        }
+    }
+
+    fn extremes_on(isa: Isa) {
+        let min_max = |x: &[f32]| min_max(isa, x);
         let mut x: Vec<f32> = (0..(3 * CHUNK + 5))
             .map(|i| (i % 97) as f32 - 40.0)
             .collect();
@@ -124,6 +131,7 @@ mod tests {
 
     #[test]
     fn min_max_keeps_the_first_of_equal_zeros() {
+        let min_max = |x: &[f32]| min_max(Isa::best(), x);
         let (lo, hi) = min_max(&[1.0, -0.0, 0.0, 2.0]).unwrap();
         assert!(lo == 0.0 && lo.is_sign_negative());
         assert_eq!(hi, 2.0);

@@ -1,6 +1,6 @@
 //! Fusion of dynamically quantized convolutions and matrix products. ONNX Runtime's
 //! dynamic quantization writes `DynamicQuantizeLinear(x)` → ConvInteger or
-//! MatMulInteger with constant 8-bit weights → Cast to float → Mul by
+//! MatMulInteger with 8-bit weights → Cast to float → Mul by
 //! `x_scale · w_scale` → optionally Add a bias. Lowered, that is a min and a max over
 //! x, the scalar arithmetic of the scale and zero point, a quantize, an int32
 //! convolution or matmul of centred operands, and float ops on the result. Where the

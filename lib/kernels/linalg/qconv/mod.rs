@@ -91,6 +91,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
 /// times `multipliers[channel]`, plus `bias[channel]` when given. `None` where the
 /// reference kernel should decide.
 pub fn run_rescaled(
+    isa: Isa,
     x: &Tensor,
     x_zero: u8,
     geometry: &Geometry,
@@ -122,7 +123,7 @@ pub fn run_rescaled(
         out: Rescale {
             bias: bias.is_some(),
         },
-        isa: Isa::best(),
+        isa,
         padded: None,
         plane: [0; 3],
     };

@@ -1,5 +1,6 @@
-//! The fast path against the reference (the unfused IR's int32 kernels and rescale),
-//! bit for bit, over the shapes that take different tile paths.
+//! The fast path on every instruction set this CPU has against the reference (the
+//! unfused IR's int32 kernels and rescale), bit for bit, over the shapes that take
+//! different tile paths.
 
 use super::*;
 
@@ -29,13 +30,15 @@ fn bits(v: &[Value]) -> Vec<u32> {
     }
 }
 
-fn run_conv(args: &[Value], fast: bool) -> Vec<u32> {
+/// The convolution on `isa` with packed weights, or (`None`) the reference.
+fn run_conv(args: &[Value], isa: Option<Isa>) -> Vec<u32> {
     let c = Call { args, results: &[] };
-    if fast {
-        let w = conv_weights(&args[1], &args[2], &args[8]).unwrap();
-        bits(&conv_with(&c, Some(&w)).unwrap())
-    } else {
-        bits(&conv_with(&c, None).unwrap())
+    match isa {
+        Some(isa) => {
+            let w = conv_weights(&args[1], &args[2], &args[8]).unwrap();
+            bits(&conv_with(isa, &c, Some(&w)).unwrap())
+        }
+        None => bits(&conv_with(Isa::Portable, &c, None).unwrap()),
     }
 }
 
@@ -98,7 +101,10 @@ fn conv_fast_path_equals_the_reference() {
                 Value::None
             },
         ];
-        assert_eq!(run_conv(&args, true), run_conv(&args, false), "case {i}");
+        let reference = run_conv(&args, None);
+        for isa in Isa::all_available() {
+            assert_eq!(run_conv(&args, Some(isa)), reference, "case {i} on {isa:?}");
+        }
     }
 }
 
@@ -149,20 +155,28 @@ fn matmul_fast_path_equals_the_reference() {
             results: &[],
         };
         let w = matmul_weights(&args[1], &args[2]).unwrap();
-        let fast = bits(&matmul_with(&c, Some(&w)).unwrap());
-        let reference = bits(&matmul_with(&c, None).unwrap());
-        assert_eq!(fast, reference, "case {i}");
+        let reference = bits(&matmul_with(Isa::Portable, &c, None).unwrap());
+        for isa in Isa::all_available() {
+            let fast = bits(&matmul_with(isa, &c, Some(&w)).unwrap());
+            assert_eq!(fast, reference, "case {i} on {isa:?}");
+        }
     }
 }
 
 #[test]
 fn an_input_of_zeros_and_a_nan_quantize_as_the_ir_does() {
     // All zeros: scale 0, zero point 0, every product 0.
-    let (q, scale, zp) =
-        quantize_input(&Tensor::new(vec![4], Data::F32(vec![0.0; 4])).unwrap()).unwrap();
+    let (q, scale, zp) = quantize_input(
+        Isa::best(),
+        &Tensor::new(vec![4], Data::F32(vec![0.0; 4])).unwrap(),
+    )
+    .unwrap();
     assert_eq!((scale, zp, q.data), (0.0, 0, Data::U8(vec![0; 4])));
-    let (_, scale, zp) =
-        quantize_input(&Tensor::new(vec![2], Data::F32(vec![1.0, f32::NAN])).unwrap()).unwrap();
+    let (_, scale, zp) = quantize_input(
+        Isa::best(),
+        &Tensor::new(vec![2], Data::F32(vec![1.0, f32::NAN])).unwrap(),
+    )
+    .unwrap();
     assert!(scale.is_nan());
     assert_eq!(zp, 0);
 }
