@@ -42,6 +42,15 @@ pub const QAVG_POOL_OVER_INPUTS: &str = "qlower.qavg_pool_over_inputs";
 /// A max pool on the integers: x, kernel, stride, padding, dilation, ceil_mode,
 /// y_scale, y_zero_point.
 pub const QMAX_POOL: &str = "qlower.qmax_pool";
+/// Dynamic quantization of a float input (DynamicQuantizeLinear: the scale and zero
+/// point from its range), then ConvInteger with 8-bit weights, and the float
+/// rescale `float(acc) · (x_scale · w_scale)` plus an optional per-channel bias: x,
+/// w, w_zero_point, w_scale, bias (or none), stride, padding, dilation, groups, pads
+/// (or none).
+pub const DYNAMIC_CONV: &str = "qlower.dynamic_conv";
+/// As `DYNAMIC_CONV` for MatMulInteger with a constant 2-D b: a, b, b_zero_point,
+/// b_scale, bias (per column, or none).
+pub const DYNAMIC_MATMUL: &str = "qlower.dynamic_matmul";
 
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
@@ -60,6 +69,8 @@ pub const ALL: &[&str] = &[
     QAVG_POOL,
     QAVG_POOL_OVER_INPUTS,
     QMAX_POOL,
+    DYNAMIC_CONV,
+    DYNAMIC_MATMUL,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics

@@ -4,7 +4,7 @@
 use crate::dialect::qlower;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
-    qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
+    dynamic_linear, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
 };
 use crate::kernels::{Kernel, Prepare};
 
@@ -32,6 +32,14 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         qlower::QAVG_POOL => (qlinear_pool::requantize_average, None),
         qlower::QAVG_POOL_OVER_INPUTS => (qlinear_pool::average_over_inputs, None),
         qlower::QMAX_POOL => (pool::quantized_max_pool, None),
+        qlower::DYNAMIC_CONV => (
+            dynamic_linear::dynamic_conv,
+            Some(dynamic_linear::prepare_dynamic_conv),
+        ),
+        qlower::DYNAMIC_MATMUL => (
+            dynamic_linear::dynamic_matmul,
+            Some(dynamic_linear::prepare_dynamic_matmul),
+        ),
         _ => return None,
     };
     Some(FusedKernel { kernel, prepare })

@@ -14,6 +14,9 @@ The script generates every model itself (under a temporary directory):
 - conv3x3: QLinearConv 64->128, 3x3, pad 1, at 28x28
 - depthwise: QLinearConv 128 channels, 3x3, group 128, pad 1, at 56x56
 - matmul: QLinearMatMul 512x512x512
+- dynconv: DynamicQuantizeLinear + ConvInteger 64->128, 3x3, pad 1, at 56x56, int8 weights,
+  + Cast + Mul by per-channel x_scale*w_scale + bias Add (ONNX Runtime's dynamic form)
+- dynmatmul: DynamicQuantizeLinear + MatMulInteger 512x512x512 + Cast + Mul
 - resnet18-ort: the ResNet-18-shaped float model of tools/differential/make_resnet18.py,
   quantized by ONNX Runtime's quantize_static (QDQ, per-channel int8 weights, uint8
   activations), calibrated on a few random inputs
@@ -21,7 +24,8 @@ The script generates every model itself (under a temporary directory):
   --per-channel` on the same calibration inputs
 Both end-to-end rows run on ONNX Runtime and qlower alike, so each ratio compares the
 two backends on one model. `--models` picks a subset; `--e2e-iterations` sets the timed
-runs of the end-to-end models, which are slower than the single ops.
+runs of the end-to-end models, which are slower than the single ops. `--onnx NAME=PATH`
+adds a model file (a real model's dynamic form, say) with random inputs.
 This is a benchmark, never a test: it asserts nothing about time.
 """
 
@@ -80,6 +84,69 @@ def qlinearmatmul(n, rng):
                      [h.make_tensor_value_info("y", T.UINT8, [n, n])], inits)
     return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=10), {
         "a": rng.randint(0, 256, (n, n)).astype(np.uint8)}
+
+
+def dynamic_conv(x_shape, w_shape, pads, rng):
+    """DynamicQuantizeLinear -> ConvInteger (int8 weights) -> Cast -> Mul by x_scale * w_scale
+    (per channel) -> Add bias: a convolution as ONNX Runtime's quantize_dynamic writes it."""
+    c_out, dims = w_shape[0], len(w_shape) - 2
+    channel = [c_out] + [1] * dims
+    inits = [
+        nh.from_array(rng.randint(-127, 128, w_shape).astype(np.int8), "w"),
+        nh.from_array(np.array(0, np.int8), "wz"),
+        nh.from_array((rng.rand(*channel) * 0.01 + 0.001).astype(np.float32), "ws"),
+        nh.from_array(rng.randn(1, *channel).astype(np.float32), "b"),
+    ]
+    nodes = [
+        h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        h.make_node("ConvInteger", ["xq", "w", "xz", "wz"], ["acc"], pads=pads, kernel_shape=list(w_shape[2:])),
+        h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+        h.make_node("Mul", ["xs", "ws"], ["s"]),
+        h.make_node("Mul", ["accf", "s"], ["scaled"]),
+        h.make_node("Add", ["scaled", "b"], ["y"]),
+    ]
+    g = h.make_graph(nodes, "dynconv", [h.make_tensor_value_info("x", T.FLOAT, x_shape)],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=10), {
+        "x": rng.randn(*x_shape).astype(np.float32)}
+
+
+def dynamic_matmul(n, rng):
+    """DynamicQuantizeLinear -> MatMulInteger (int8 weights) -> Cast -> Mul by x_scale * w_scale."""
+    inits = [
+        nh.from_array(rng.randint(-127, 128, (n, n)).astype(np.int8), "b"),
+        nh.from_array(np.array(0, np.int8), "bz"),
+        nh.from_array(np.array(0.01, np.float32), "bs"),
+    ]
+    nodes = [
+        h.make_node("DynamicQuantizeLinear", ["a"], ["aq", "as", "az"]),
+        h.make_node("MatMulInteger", ["aq", "b", "az", "bz"], ["acc"]),
+        h.make_node("Cast", ["acc"], ["accf"], to=T.FLOAT),
+        h.make_node("Mul", ["as", "bs"], ["s"]),
+        h.make_node("Mul", ["accf", "s"], ["y"]),
+    ]
+    g = h.make_graph(nodes, "dynmatmul", [h.make_tensor_value_info("a", T.FLOAT, [n, n])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [n, n])], inits)
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 19)], ir_version=10), {
+        "a": rng.randn(n, n).astype(np.float32)}
+
+
+def file_model(path, rng):
+    """A model file with random float inputs in [-1, 1) (uint8 ones in 0..255); symbolic
+    dimensions are 1."""
+    model = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    feeds = {}
+    for i in model.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        shape = [d.dim_value if d.dim_value > 0 else 1 for d in t.shape.dim]
+        if t.elem_type == T.UINT8:
+            feeds[i.name] = rng.randint(0, 256, shape).astype(np.uint8)
+        else:
+            feeds[i.name] = (rng.rand(*shape) * 2 - 1).astype(np.float32)
+    return feeds
 
 
 def calibration_inputs(count, size, rng):
@@ -150,7 +217,11 @@ def main():
     p.add_argument("--e2e-iterations", type=int, default=10)
     p.add_argument("--size", type=int, default=224, help="ResNet-18 input height and width")
     p.add_argument("--calibration-samples", type=int, default=4)
-    p.add_argument("--models", default="stem,conv3x3,depthwise,matmul,resnet18-ort,resnet18-qlower")
+    p.add_argument("--models", default="stem,conv3x3,depthwise,matmul,dynconv,dynmatmul,"
+                   "resnet18-ort,resnet18-qlower")
+    p.add_argument("--onnx", action="append", default=[], metavar="NAME=PATH",
+                   help="also time this model file (e.g. a real model's dynamic form), random inputs; "
+                        "timed with --e2e-iterations")
     args = p.parse_args()
     wanted = args.models.split(",")
     rng = np.random.RandomState(0)
@@ -160,6 +231,8 @@ def main():
         "conv3x3": lambda: qlinearconv("conv3x3", [1, 64, 28, 28], [128, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1, rng),
         "depthwise": lambda: qlinearconv("depthwise", [1, 128, 56, 56], [128, 1, 3, 3], [1, 1], [1, 1, 1, 1], 128, rng),
         "matmul": lambda: qlinearmatmul(512, rng),
+        "dynconv": lambda: dynamic_conv([1, 64, 56, 56], [128, 64, 3, 3], [1, 1, 1, 1], rng),
+        "dynmatmul": lambda: dynamic_matmul(512, rng),
     }
     # (name, path, feeds, iterations): every model saved before any timing starts.
     models = []
@@ -179,6 +252,9 @@ def main():
         if "resnet18-qlower" in wanted:
             path = resnet18_qlower(args.qlower, float_path, work, samples)
             models.append(("resnet18-qlower", path, feeds, args.e2e_iterations))
+    for spec in args.onnx:
+        name, _, path = spec.partition("=")
+        models.append((name, path, file_model(path, rng), args.e2e_iterations))
     print(f"CPU: {ort_oracle.cpu_name()}; onnxruntime {ort.__version__}", flush=True)
     print(f"{'model':<16} {'threads':>7} {'qlower ms':>10} {'ORT default':>12} {'ORT exact':>10} "
           f"{'vs default':>11} {'vs exact':>9}", flush=True)

@@ -23,6 +23,8 @@ Families, in a fixed rotation so that every seed covers them all:
 - qdq_matmul: the same with MatMul, the weight quantized per column (axis=1);
 - dynamic_matmul: DynamicQuantizeLinear + MatMulInteger + Cast + Mul rescale, as ONNX
   Runtime's dynamic quantization writes it;
+- dynamic_conv: DynamicQuantizeLinear + ConvInteger + Cast + Mul rescale (per-tensor or
+  per-channel weight scales) + optional per-channel bias Add, the convolution form of the same;
 - roundtrip: one case in 4, of every family, is also compiled with
   `qlower MODEL --emit fused -o X.mlir` and with `--emit backend`, and run from each
   .mlir, which must give outputs identical to running the .onnx (which `qlower run`
@@ -60,10 +62,10 @@ import int_reference  # noqa: E402  (the exact int64 reference beside this scrip
 ROTATION = [
     "qlinearconv", "qdq_conv", "qlinearconv", "dynamic_matmul", "qlinearconv", "qlinearmatmul",
     "qdq_matmul", "qlinearconv", "dynamic_matmul", "convinteger", "qlinearconv", "qdq_conv",
-    "matmulinteger",
+    "matmulinteger", "dynamic_conv",
 ]
 FAMILIES = ["qlinearconv", "qdq_conv", "qdq_matmul", "dynamic_matmul", "qlinearmatmul", "matmulinteger",
-            "convinteger", "roundtrip", "unfused"]
+            "convinteger", "dynamic_conv", "roundtrip", "unfused"]
 # Families whose convolutions and matmuls `fuse-quantized-ops` rewrites.
 UNFUSED_FAMILIES = {"qlinearconv", "qdq_conv", "qdq_matmul"}
 ROUNDTRIP_EVERY = 4
@@ -479,6 +481,47 @@ def gen_convinteger(rng):
     return model, {"x": x}, desc
 
 
+def gen_dynamic_conv(rng):
+    dims = int(rng.choice([1, 2, 2, 3]))
+    g = conv_geometry(rng, dims)
+    w_type = str(rng.choice(["int8", "int8", "uint8"]))
+    m, cg = g["m"], g["c"] // g["group"]
+    per_channel = bool(rng.random() < 0.5)
+    with_bias = bool(rng.random() < 0.5)
+    x_shape = [g["batch"], g["c"]] + g["spatial"]
+    x = (rng.normal(0.0, 1.0, x_shape) * rng.uniform(0.1, 3.0) + rng.uniform(-0.5, 0.5)).astype(np.float32)
+    w_lo, w_hi = qrange(w_type)
+    w = rng.integers(w_lo, w_hi + 1, [m, cg] + g["kernel"]).astype(NP_TYPE[w_type])
+    w_zp = random_zero_points(rng, w_type, 1, True)[0]
+    # Per-channel scales and the bias broadcast along the output's channel axis.
+    channel_shape = [m] + [1] * dims
+    if per_channel:
+        w_scale = rng.uniform(0.001, 0.02, channel_shape).astype(np.float32)
+    else:
+        w_scale = np.float32(rng.uniform(0.001, 0.02))
+    inits = [init("w", w), init("w_scale", w_scale), init("w_zero_point", w_zp)]
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["x_q", "x_scale", "x_zero_point"], name="dql"),
+        helper.make_node("ConvInteger", ["x_q", "w", "x_zero_point", "w_zero_point"], ["acc"], name="convi",
+                         **g["attrs"]),
+        helper.make_node("Cast", ["acc"], ["acc_f"], name="cast", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["x_scale", "w_scale"], ["scale"], name="scale_mul"),
+        helper.make_node("Mul", ["acc_f", "scale"], ["scaled"], name="rescale"),
+    ]
+    last = "scaled"
+    if with_bias:
+        inits.append(init("bias", rng.normal(0.0, 0.5, [1] + channel_shape).astype(np.float32)))
+        nodes.append(helper.make_node("Add", [last, "bias"], ["biased"], name="add_bias"))
+        last = "biased"
+    nodes.append(helper.make_node("Identity", [last], ["y"], name="out"))
+    opset = int(rng.choice([11, 13, 21]))
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits, opset)
+    desc = (f"DynamicQuantizeLinear+ConvInteger opset {opset} w={w_type} "
+            f"{'per-channel' if per_channel else 'per-tensor'} scale {g['desc']}{' +bias' if with_bias else ''}")
+    return model, {"x": x}, desc
+
+
 GENERATORS = {
     "qlinearconv": gen_qlinearconv,
     "qdq_conv": gen_qdq_conv,
@@ -487,6 +530,7 @@ GENERATORS = {
     "qlinearmatmul": gen_qlinearmatmul,
     "matmulinteger": gen_matmulinteger,
     "convinteger": gen_convinteger,
+    "dynamic_conv": gen_dynamic_conv,
 }
 
 

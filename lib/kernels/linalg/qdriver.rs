@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::qgemm::NR;
-use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
+use super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::Data;
 
@@ -30,17 +30,17 @@ pub fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
 /// A write-only view of the output shared by the workers. Each output element belongs
 /// to exactly one (tile, row) or (channel, row) a worker handles, so no two workers
 /// write the same byte.
-pub struct SharedOut {
-    ptr: *mut u8,
+pub struct SharedOut<T = u8> {
+    ptr: *mut T,
     len: usize,
 }
 
 // SAFETY: workers write disjoint elements (see the type's comment) and nothing reads
 // the buffer until every worker has finished.
-unsafe impl Sync for SharedOut {}
+unsafe impl<T: Send> Sync for SharedOut<T> {}
 
-impl SharedOut {
-    pub fn new(y: &mut [u8]) -> SharedOut {
+impl<T> SharedOut<T> {
+    pub fn new(y: &mut [T]) -> SharedOut<T> {
         SharedOut {
             ptr: y.as_mut_ptr(),
             len: y.len(),
@@ -52,16 +52,23 @@ impl SharedOut {
     /// # Safety
     /// No other worker touches these bytes while the slice lives.
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn slice(&self, at: usize, n: usize) -> &mut [u8] {
+    pub unsafe fn slice(&self, at: usize, n: usize) -> &mut [T] {
         assert!(at + n <= self.len, "output slice out of bounds");
         // SAFETY: in bounds by the assert; exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
     }
 }
 
-/// Requantizes one tile row with the instruction set's features enabled, so the
-/// epilogue's loops vectorize.
-pub fn requantize(isa: Isa, acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
+/// Requantizes (or rescales) one tile row with the instruction set's features
+/// enabled, so the epilogue's loops vectorize.
+pub fn requantize<E: Epilogue>(
+    isa: Isa,
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+    y: E,
+    out: &mut [E::Out],
+) {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the instruction set was detected on this CPU.
@@ -69,18 +76,31 @@ pub fn requantize(isa: Isa, acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Isa::Avx2 if isa.available() => unsafe { requantize_avx2(acc, r, c, y, out) },
-        _ => requant::row(acc, r, c, y, out),
+        _ => y.row(acc, r, c, out),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn requantize_avx512(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
-    requant::row(acc, r, c, y, out)
+unsafe fn requantize_avx512<E: Epilogue>(
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+    y: E,
+    out: &mut [E::Out],
+) {
+    y.row(acc, r, c, out)
 }
 
+// `Rescale`'s multiply and add still round separately: Rust never contracts them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn requantize_avx2(acc: &[i32; NR], r: RowTerms, c: ColTerms, y: Output, out: &mut [u8]) {
-    requant::row(acc, r, c, y, out)
+unsafe fn requantize_avx2<E: Epilogue>(
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+    y: E,
+    out: &mut [E::Out],
+) {
+    y.row(acc, r, c, out)
 }

@@ -9,12 +9,12 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::qdriver::{self, SharedOut, shifted};
-use super::qgemm::requant::{self, ColTerms, Output, RowTerms};
+use super::qgemm::requant::{self, ColTerms, Epilogue, Output, Rescale, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
 use super::qparams::Params;
 use crate::kernels::isa::Isa;
-use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType};
 
 /// Rows of `a` one work item covers.
@@ -82,138 +82,172 @@ pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
 
 pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     let a = c.arg(0)?.as_tensor()?;
-    let Some(q) = Operands::read(c)? else {
+    let (Ok(ap), Ok(yp)) = (
+        Params::read(c.arg(1)?, c.arg(2)?),
+        Params::read(c.arg(6)?, c.arg(7)?),
+    ) else {
         return Ok(None);
     };
-    if a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
+    let ResultType::Tensor(ty) = c.result(0)? else {
+        return Ok(None);
+    };
+    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
+        return Ok(None);
+    };
+    if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
         return Ok(None);
     }
     let Some((bytes, shift)) = shifted(&a.data, false) else {
         return Ok(None);
     };
-    let a_zero = (q.ap.zero_point(0) + shift) as i32;
-    let mut shape: Vec<usize> = a.shape[..a.rank() - 1].to_vec();
-    shape.push(w.n);
-    let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let mut y = vec![0u8; total];
-    if !product(isa, &bytes, a_zero, w, &q, &mut y) {
+    let a_zero = (ap.zero_point(0) + shift) as i32;
+    let multipliers: Vec<f32> = w
+        .scales
+        .iter()
+        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
+        .collect();
+    if !requant::finite(&multipliers) {
         return Ok(None);
     }
-    let t = q.out.tensor(shape, y, q.quantized.then(|| q.yp.scale(0)))?;
+    let y_zero = yp.zero_point(0);
+    let Some(out) = Output::new(y_zero, signed) else {
+        return Ok(None);
+    };
+    let lead = &a.shape[..a.rank() - 1];
+    let (shape, y) = product(isa, lead, &bytes, a_zero, w, multipliers, &[], out)?;
+    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
 
 /// `qlinear_matmul` whose b is not a constant, and has batch dimensions equal to a's
 /// (attention's `Q·Kᵀ` and `P·V` in a quantized transformer): each batch's b packed
-/// on the fly and multiplied on the fast tiles. `None` for other operands, which the
-/// reference kernel runs.
+/// when the step runs and multiplied on the fast tiles. `None` for other operands,
+/// which the reference kernel runs.
 pub fn run_batched(c: &Call) -> Result<Option<Vec<Value>>> {
     run_batched_on(Isa::best(), c)
 }
 
 pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
     let (a, b) = (c.arg(0)?.as_tensor()?, c.arg(3)?.as_tensor()?);
-    let Some(q) = Operands::read(c)? else {
+    let (Ok(ap), Ok(bp), Ok(yp)) = (
+        Params::read(c.arg(1)?, c.arg(2)?),
+        Params::read(c.arg(4)?, c.arg(5)?),
+        Params::read(c.arg(6)?, c.arg(7)?),
+    ) else {
+        return Ok(None);
+    };
+    let ResultType::Tensor(ty) = c.result(0)? else {
+        return Ok(None);
+    };
+    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
         return Ok(None);
     };
     let (ra, rb) = (a.rank(), b.rank());
-    if ra < 3
+    if ap.len() != 1
+        || yp.len() != 1
+        || ra < 3
         || ra != rb
         || a.shape[..ra - 2] != b.shape[..rb - 2]
         || a.shape[ra - 1] != b.shape[rb - 2]
     {
         return Ok(None);
     }
-    let Ok(bp) = Params::read(c.arg(4)?, c.arg(5)?) else {
-        return Ok(None);
-    };
     let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
     let (Some((a_bytes, a_shift)), Some((b_bytes, b_shift))) =
         (shifted(&a.data, false), shifted(&b.data, true))
     else {
         return Ok(None);
     };
-    if k == 0 || m == 0 || n == 0 {
+    let Some(out) = Output::new(yp.zero_point(0), signed) else {
+        return Ok(None);
+    };
+    if m == 0 || k == 0 || n == 0 {
         return Ok(None);
     }
-    let a_zero = (q.ap.zero_point(0) + a_shift) as i32;
+    let a_zero = (ap.zero_point(0) + a_shift) as i32;
     let mut shape = a.shape[..ra - 1].to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let mut y = vec![0u8; total];
-    let batches = total / (m * n);
-    for i in 0..batches {
-        let b_slice = &b_bytes[i * k * n..(i + 1) * k * n];
-        let Some(w) = MatmulWeights::pack(k, n, b_slice, b_shift, &bp) else {
+    let mut y = Vec::with_capacity(total);
+    for i in 0..total / (m * n) {
+        let Some(w) = MatmulWeights::pack(k, n, &b_bytes[i * k * n..(i + 1) * k * n], b_shift, &bp)
+        else {
             return Ok(None);
         };
-        let a_slice = &a_bytes[i * m * k..(i + 1) * m * k];
-        if !product(
-            isa,
-            a_slice,
-            a_zero,
-            &w,
-            &q,
-            &mut y[i * m * n..(i + 1) * m * n],
-        ) {
+        let multipliers: Vec<f32> = w
+            .scales
+            .iter()
+            .map(|&bs| ap.scale(0) * bs / yp.scale(0))
+            .collect();
+        if !requant::finite(&multipliers) {
             return Ok(None);
         }
+        let rows = &a_bytes[i * m * k..(i + 1) * m * k];
+        let (_, part) = product(isa, &[m], rows, a_zero, &w, multipliers, &[], out)?;
+        y.extend(part);
     }
-    let t = q.out.tensor(shape, y, q.quantized.then(|| q.yp.scale(0)))?;
+    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
 
-/// a's and the output's parameters (per tensor) and the output's kind.
-struct Operands {
-    ap: Params,
-    yp: Params,
-    out: Output,
-    quantized: bool,
-}
-
-impl Operands {
-    fn read(c: &Call) -> Result<Option<Operands>> {
-        let (Ok(ap), Ok(yp)) = (
-            Params::read(c.arg(1)?, c.arg(2)?),
-            Params::read(c.arg(6)?, c.arg(7)?),
-        ) else {
-            return Ok(None);
-        };
-        let ResultType::Tensor(ty) = c.result(0)? else {
-            return Ok(None);
-        };
-        let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
-            return Ok(None);
-        };
-        if ap.len() != 1 || yp.len() != 1 {
-            return Ok(None);
-        }
-        let Some(out) = Output::new(yp.zero_point(0), signed) else {
-            return Ok(None);
-        };
-        Ok(Some(Operands {
-            ap,
-            yp,
-            out,
-            quantized,
-        }))
-    }
-}
-
-/// One product: the `m × k` bytes of a (unsigned range, zero point `a_zero`) times the
-/// packed `w`, requantized into `y` (`m × n`). `false` when the parameters give no
-/// finite multiplier, for the reference kernel to handle.
-fn product(
+/// The float product of dynamic quantization: `a` (uint8, zero point `a_zero`) times
+/// b, each column's int32 sums converted to f32, times `multipliers[column]`, plus
+/// `bias[column]` when given. `None` where the reference kernel should decide.
+pub fn run_rescaled(
     isa: Isa,
+    a: &Tensor,
+    a_zero: u8,
+    w: &MatmulWeights,
+    multipliers: &[f32],
+    bias: Option<&[f32]>,
+) -> Result<Option<Tensor>> {
+    let n = w.n;
+    let Some((bytes, 0)) = shifted(&a.data, false) else {
+        return Ok(None);
+    };
+    if a.rank() == 0
+        || w.k == 0
+        || a.shape[a.rank() - 1] != w.k
+        || multipliers.len() != n
+        || bias.is_some_and(|b| b.len() != n)
+    {
+        return Ok(None);
+    }
+    let out = Rescale {
+        bias: bias.is_some(),
+    };
+    let (shape, y) = product(
+        isa,
+        &a.shape[..a.rank() - 1],
+        &bytes,
+        a_zero as i32,
+        w,
+        multipliers.to_vec(),
+        bias.unwrap_or(&[]),
+        out,
+    )?;
+    Ok(Some(Tensor::new(shape, Data::F32(y))?))
+}
+
+/// `a`'s bytes (in the unsigned range, zero point `a_zero`; `lead` its dimensions but
+/// the last) times b, each tile row
+/// finished by `out` with the per-column `multipliers` and `bias` (empty for none).
+#[allow(clippy::too_many_arguments)]
+fn product<E: Epilogue>(
+    isa: Isa,
+    lead: &[usize],
     bytes: &[u8],
     a_zero: i32,
     w: &MatmulWeights,
-    q: &Operands,
-    y: &mut [u8],
-) -> bool {
-    let (ap, yp, out) = (&q.ap, &q.yp, q.out);
+    mut multipliers: Vec<f32>,
+    bias: &[f32],
+    out: E,
+) -> Result<(Vec<usize>, Vec<E::Out>)> {
     let (k, n) = (w.k, w.n);
     let m = bytes.len() / k;
+    let mut shape: Vec<usize> = lead.to_vec();
+    shape.push(n);
+    let total = crate::kernels::tensor::bounded_count(&shape)?;
     let kq = qgemm::quads(k);
     let stride = kq * 4;
     let rows = qgemm::pack_rows(m, k, |r, kk| bytes[r * k + kk]);
@@ -246,16 +280,12 @@ fn product(
             })
             .collect(),
     );
-    let mut multipliers: Vec<f32> = w
-        .scales
-        .iter()
-        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
-        .collect();
-    if !requant::finite(&multipliers) {
-        return false;
-    }
     multipliers.resize(panels * NR, 0.0);
-    let shared = SharedOut::new(y);
+    let mut bias = bias.to_vec();
+    let has_bias = !bias.is_empty();
+    bias.resize(panels * NR, 0.0);
+    let mut y = vec![E::Out::default(); total];
+    let shared = SharedOut::new(&mut y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
     (0..row_blocks * panels).into_par_iter().for_each_init(
         || [[0; NR]; MR],
@@ -269,6 +299,7 @@ fn product(
                 zero: w.zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
                 multiplier: multipliers[first..].first_chunk::<NR>(),
                 sum: None,
+                bias: bias[first..].first_chunk::<NR>().filter(|_| has_bias),
             };
             let end = m.min((rb + 1) * ROW_BLOCK);
             for block in (rb * ROW_BLOCK..end).step_by(MR) {
@@ -297,5 +328,5 @@ fn product(
             }
         },
     );
-    true
+    Ok((shape, y))
 }

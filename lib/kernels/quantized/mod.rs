@@ -2,6 +2,8 @@
 //! Runtime's integer arithmetic for QLinear ops (convolution and matmul through
 //! `linalg`, elementwise, pooling, softmax), exactly, rounding included.
 
+pub mod dynamic_linear;
+mod dynamic_range;
 pub mod qlinear;
 pub mod qlinear_binary;
 pub mod qlinear_pool;

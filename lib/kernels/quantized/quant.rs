@@ -196,6 +196,19 @@ fn target_type(c: &Call, i: usize) -> Result<DType> {
 
 /// ONNX QuantizeLinear of every element. The division and rounding run in f32; the
 /// zero point is added to the rounded value exactly, then the sum saturates.
+/// `quantize_per_tensor` of `x` to uint8 with `scale` and `zero_point`: the integers
+/// the kernel below writes, for fused steps that quantize their own input.
+pub(crate) fn quantize_uint8(x: &[f32], scale: f32, zero_point: i64) -> Result<Vec<u8>> {
+    match quantize_values(
+        x,
+        &Params::per_tensor(scale as f64, zero_point),
+        DType::QUInt8,
+    )? {
+        Data::U8(v) => Ok(v),
+        _ => bail!("internal error: uint8 quantization gave another type"),
+    }
+}
+
 fn quantize_values(x: &[f32], params: &Params, dtype: DType) -> Result<Data> {
     let (lo, hi) = range(dtype)?;
     if let Some(z) = params.zero_points.iter().find(|&&z| z < lo || z > hi) {

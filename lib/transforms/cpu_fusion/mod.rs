@@ -5,7 +5,7 @@
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`). Each matcher only reads the IR and returns a `Fusion` or declines.
+//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`). Each matcher only reads the IR and returns a `Fusion` or declines.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -17,6 +17,7 @@
 
 mod avg_pool;
 mod conv_matmul;
+mod dynamic;
 mod elementwise;
 mod max_pool;
 
@@ -115,6 +116,8 @@ fn find<'c: 'a, 'a>(
             conv_matmul::match_int_repr(op)
         }
         "torch.aten.dequantize.self" => conv_matmul::match_dequantized(op),
+        "torch.aten.mul.Tensor" => dynamic::match_mul(op),
+        "torch.aten.add.Tensor" => dynamic::match_add(op),
         _ => None,
     }
 }

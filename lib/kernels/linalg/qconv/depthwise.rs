@@ -5,14 +5,14 @@
 use rayon::prelude::*;
 
 use super::super::qgemm::NR;
-use super::super::qgemm::requant::{self, ColTerms, RowTerms};
+use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use super::Job;
 use crate::kernels::isa::Isa;
 
-impl Job<'_> {
+impl<E: Epilogue> Job<'_, E> {
     /// One input channel per group: each output channel is a weighted sum of
     /// `kernel` taps over one zero-padded input plane, centred on the zero points.
-    pub(super) fn depthwise(&self, taps: &[i32], y: &mut [u8]) {
+    pub(super) fn depthwise(&self, taps: &[i32], y: &mut [E::Out]) {
         let (s, w) = (self.s, self.w);
         let pixels = s.pixels();
         let c_out = w.shape[0];
@@ -29,14 +29,14 @@ impl Job<'_> {
     }
 }
 
-fn depthwise_channel(
+fn depthwise_channel<E: Epilogue>(
     isa: Isa,
-    job: &Job,
+    job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
     plane: &mut Vec<i16>,
-    dest: &mut [u8],
+    dest: &mut [E::Out],
 ) {
     match isa {
         #[cfg(target_arch = "x86_64")]
@@ -55,26 +55,26 @@ fn depthwise_channel(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn depthwise_avx512(
-    job: &Job,
+unsafe fn depthwise_avx512<E: Epilogue>(
+    job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
     plane: &mut Vec<i16>,
-    dest: &mut [u8],
+    dest: &mut [E::Out],
 ) {
     depthwise_body(job, input, channel, taps, plane, dest)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn depthwise_avx2(
-    job: &Job,
+unsafe fn depthwise_avx2<E: Epilogue>(
+    job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
     plane: &mut Vec<i16>,
-    dest: &mut [u8],
+    dest: &mut [E::Out],
 ) {
     depthwise_body(job, input, channel, taps, plane, dest)
 }
@@ -83,13 +83,13 @@ unsafe fn depthwise_avx2(
 /// centred and padded with zeros (the zero point, centred), so the tap loops need no
 /// bounds checks and run along contiguous rows when the stride is 1.
 #[inline(always)]
-fn depthwise_body(
-    job: &Job,
+fn depthwise_body<E: Epilogue>(
+    job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
     plane: &mut Vec<i16>,
-    dest: &mut [u8],
+    dest: &mut [E::Out],
 ) {
     let s = job.s;
     let [id, ih, iw] = s.input;
@@ -114,6 +114,7 @@ fn depthwise_body(
         zero: 0,
         sum: 0,
         multiplier: job.multipliers[channel],
+        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
     };
     let sw = s.stride[2];
     // Each tap's offset from the chunk's first input position.
@@ -144,7 +145,7 @@ fn depthwise_body(
                 }
                 let at = (z * oh + yy) * ow + x0;
                 let out = &mut dest[at..at + NR.min(ow - x0)];
-                requant::row(&acc, terms, ColTerms::default(), job.out, out);
+                job.out.row(&acc, terms, ColTerms::default(), out);
             }
         }
     }

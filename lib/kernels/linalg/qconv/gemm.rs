@@ -6,17 +6,17 @@
 use rayon::prelude::*;
 
 use super::super::qdriver::SharedOut;
-use super::super::qgemm::requant::{self, ColTerms, RowTerms};
+use super::super::qgemm::requant::{self, ColTerms, Epilogue, RowTerms};
 use super::super::qgemm::{self, MR, NR, Signs};
 use super::Job;
 use super::im2col::Tap;
 use crate::kernels::isa::Isa;
 
-impl Job<'_> {
+impl<E: Epilogue> Job<'_, E> {
     /// Grouped or dense convolution: each work item packs a block of panels of `NR`
     /// output pixels (im2col, padded positions holding the zero point) and multiplies
     /// every output channel of its group against them.
-    pub(super) fn gemm(&self, y: &mut [u8]) {
+    pub(super) fn gemm(&self, y: &mut [E::Out]) {
         let (s, w) = (self.s, self.w);
         let panels = self.columns().div_ceil(NR);
         // Enough blocks for every thread, each at most 8 panels.
@@ -60,26 +60,26 @@ impl Job<'_> {
 }
 
 /// What every work item of `Job::gemm` shares.
-struct Gemm<'a> {
-    job: &'a Job<'a>,
+struct Gemm<'a, E: Epilogue> {
+    job: &'a Job<'a, E>,
     taps: Vec<Tap>,
     per_block: usize,
     blocks: usize,
     /// How many parts the group's output channels are split into.
     splits: usize,
     need_sums: bool,
-    shared: SharedOut,
+    shared: SharedOut<E::Out>,
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
-unsafe fn gemm_item_avx512(g: &Gemm, scratch: &mut Scratch, item: usize) {
+unsafe fn gemm_item_avx512<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
     gemm_item(g, scratch, item)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn gemm_item_avx2(g: &Gemm, scratch: &mut Scratch, item: usize) {
+unsafe fn gemm_item_avx2<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
     gemm_item(g, scratch, item)
 }
 
@@ -88,7 +88,7 @@ unsafe fn gemm_item_avx2(g: &Gemm, scratch: &mut Scratch, item: usize) {
 /// Inlined into each instruction set's wrapper, so packing and requantization are
 /// compiled for it too.
 #[inline(always)]
-fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
+fn gemm_item<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
     let job = g.job;
     let (s, w) = (job.s, job.w);
     let pixels = s.pixels();
@@ -133,6 +133,7 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
                     zero: w.zeros[channel],
                     sum: 0,
                     multiplier: job.multipliers[channel],
+                    bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
                 };
                 let col = ColTerms {
                     sum: sums.filter(|_| g.need_sums),
@@ -143,11 +144,11 @@ fn gemm_item(g: &Gemm, scratch: &mut Scratch, item: usize) {
                     None => {
                         // SAFETY: (channel, these pixels) belong to this item alone.
                         let dest = unsafe { g.shared.slice(plane + column, cols) };
-                        requant::row(acc, terms, col, job.out, dest);
+                        job.out.row(acc, terms, col, dest);
                     }
                     Some(padded) => {
-                        let mut q = [0u8; NR];
-                        requant::row(acc, terms, col, job.out, &mut q);
+                        let mut q = [E::Out::default(); NR];
+                        job.out.row(acc, terms, col, &mut q);
                         // Each padded row's first `output width` columns are pixels.
                         let (width, ow) = (padded.width, s.output[2]);
                         let mut j = 0;

@@ -52,17 +52,38 @@ fn list(v: &Value, n: usize) -> Option<Vec<usize>> {
 /// The geometry from `qlinear_conv`'s operands 8–12, or `None` where the reference
 /// kernel should decide.
 pub(super) fn shape(c: &Call, x: &Tensor, w: &ConvWeights) -> Option<Shape> {
+    let g = Geometry {
+        stride: c.arg(8).ok()?,
+        padding: c.arg(9).ok()?,
+        dilation: c.arg(10).ok()?,
+        pads: c.arg(12).ok()?,
+    };
+    shape_of(&g, x, w)
+}
+
+/// A convolution's geometry operands: stride, padding and dilation lists, and the
+/// input's extra padding in torch order (or none).
+pub struct Geometry<'a> {
+    pub stride: &'a Value,
+    pub padding: &'a Value,
+    pub dilation: &'a Value,
+    pub pads: &'a Value,
+}
+
+/// The geometry of `x` convolved with `w`, or `None` where the reference kernel
+/// should decide.
+pub(super) fn shape_of(g: &Geometry, x: &Tensor, w: &ConvWeights) -> Option<Shape> {
     let n = x.rank().checked_sub(2).filter(|&n| (1..=3).contains(&n))?;
     if w.shape.len() != n + 2 || x.shape[1] != w.shape[1] * w.groups {
         return None;
     }
-    let stride = list(c.arg(8).ok()?, n)?;
-    let padding = list(c.arg(9).ok()?, n)?;
-    let dilation = list(c.arg(10).ok()?, n)?;
+    let stride = list(g.stride, n)?;
+    let padding = list(g.padding, n)?;
+    let dilation = list(g.dilation, n)?;
     // Extra padding (torch order: last dimension first) from an asymmetric pad.
     let mut before = padding.clone();
     let mut after = padding;
-    match c.arg(12).ok()? {
+    match g.pads {
         Value::None => {}
         Value::IntList(pads) => {
             if pads.len() % 2 != 0 || pads.len() / 2 > n + 2 {

@@ -76,7 +76,7 @@ struct Run {
     x: usize,
 }
 
-impl Job<'_> {
+impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
     /// How many im2col columns there are: output pixels, or in the padded layout
     /// every position of the padded rows up to the last output pixel.
     pub(super) fn columns(&self) -> usize {

@@ -20,12 +20,14 @@ mod weights;
 use anyhow::Result;
 
 use super::qdriver::shifted;
-use super::qgemm::requant::Output;
+use super::qgemm::requant::{Epilogue, Output, Rescale};
 use super::qparams::Params;
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType};
-use geometry::{Shape, shape};
+pub use geometry::Geometry;
+use geometry::{Shape, shape, shape_of};
 use im2col::Padded;
 pub use weights::ConvWeights;
 
@@ -63,10 +65,6 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
     let Some(terms) = requantize::terms(c, w, &xp, &yp, x_zero, signed_out)? else {
         return Ok(None);
     };
-    let mut shape_out = vec![s.batch, w.shape[0]];
-    shape_out.extend(&s.output[3 - (x.rank() - 2)..]);
-    let total = crate::kernels::tensor::bounded_count(&shape_out)?;
-    let mut y = vec![0u8; total];
     let job = Job {
         s: &s,
         w,
@@ -75,29 +73,89 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         bias: &terms.bias,
         offsets: &terms.offsets,
         multipliers: &terms.multipliers,
+        float_bias: &[],
         out: terms.out,
         isa,
         padded: None,
         plane: [0; 3],
     };
-    // A depthwise plane over the budget leaves the work to im2col, which needs none.
-    match (&w.taps, s.depthwise_plane()) {
-        (Some(taps), Some(plane)) => Job { plane, ..job }.depthwise(taps, &mut y),
-        _ => Job {
-            padded: Padded::new(&s, &xb, x_zero),
-            ..job
-        }
-        .gemm(&mut y),
-    }
+    let (shape_out, y) = job.run(x.rank())?;
     let t = terms
         .out
         .tensor(shape_out, y, quantized.then(|| yp.scale(0)))?;
     Ok(Some(vec![Value::tensor(t)]))
 }
 
+/// The float convolution of dynamic quantization: `x` (uint8, zero point `x_zero`)
+/// convolved with `w` (no integer bias), each channel's int32 sums converted to f32,
+/// times `multipliers[channel]`, plus `bias[channel]` when given. `None` where the
+/// reference kernel should decide.
+pub fn run_rescaled(
+    isa: Isa,
+    x: &Tensor,
+    x_zero: u8,
+    geometry: &Geometry,
+    w: &ConvWeights,
+    multipliers: &[f32],
+    bias: Option<&[f32]>,
+) -> Result<Option<Tensor>> {
+    let c_out = w.shape[0];
+    let Some(s) = shape_of(geometry, x, w) else {
+        return Ok(None);
+    };
+    let Some((xb, x_shift)) = shifted(&x.data, false) else {
+        return Ok(None);
+    };
+    if x_shift != 0 || multipliers.len() != c_out || bias.is_some_and(|b| b.len() != c_out) {
+        return Ok(None);
+    }
+    let zeros = vec![0; c_out];
+    let offsets = requantize::offsets(w, &zeros, x_zero);
+    let job = Job {
+        s: &s,
+        w,
+        x: &xb,
+        x_zero,
+        bias: &zeros,
+        offsets: &offsets,
+        multipliers,
+        float_bias: bias.unwrap_or(&[]),
+        out: Rescale {
+            bias: bias.is_some(),
+        },
+        isa,
+        padded: None,
+        plane: [0; 3],
+    };
+    let (shape_out, y) = job.run(x.rank())?;
+    Ok(Some(Tensor::new(shape_out, Data::F32(y))?))
+}
+
+impl<E: Epilogue> Job<'_, E> {
+    /// The output's shape and values: the depthwise kernel when it applies, else im2col
+    /// and the GEMM.
+    fn run(self, rank: usize) -> Result<(Vec<usize>, Vec<E::Out>)> {
+        let (s, w) = (self.s, self.w);
+        let mut shape_out = vec![s.batch, w.shape[0]];
+        shape_out.extend(&s.output[3 - (rank - 2)..]);
+        let total = crate::kernels::tensor::bounded_count(&shape_out)?;
+        let mut y = vec![E::Out::default(); total];
+        // A depthwise plane over the budget leaves the work to im2col, which needs none.
+        match (&w.taps, s.depthwise_plane()) {
+            (Some(taps), Some(plane)) => Job { plane, ..self }.depthwise(taps, &mut y),
+            _ => Job {
+                padded: Padded::new(s, self.x, self.x_zero),
+                ..self
+            }
+            .gemm(&mut y),
+        }
+        Ok((shape_out, y))
+    }
+}
+
 /// One call's operands as the kernels read them. `im2col`, `gemm` and `depthwise`
 /// each add their methods in their own file.
-struct Job<'a> {
+struct Job<'a, E: Epilogue = Output> {
     s: &'a Shape,
     w: &'a ConvWeights,
     /// The input in the unsigned range, and its zero point there.
@@ -108,7 +166,9 @@ struct Job<'a> {
     bias: &'a [i32],
     offsets: &'a [i32],
     multipliers: &'a [f32],
-    out: Output,
+    /// `Rescale` only: the float bias per output channel (empty without one).
+    float_bias: &'a [f32],
+    out: E,
     isa: Isa,
     /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
     padded: Option<Padded>,

@@ -35,16 +35,7 @@ pub(super) fn terms(
     let Some(bias) = bias(c, c_out)? else {
         return Ok(None);
     };
-    let (k, x_zero) = (w.k as i32, x_zero as i32);
-    // Σ (x' - xz)(w' - wz) = Σ x'w' - xz·Σw' - wz·Σx' + K·xz·wz; all but Σ x'w' and
-    // the per-pixel Σx' are known per channel.
-    let offsets: Vec<i32> = (0..c_out)
-        .map(|m| {
-            bias[m]
-                .wrapping_sub(x_zero.wrapping_mul(w.sums[m]))
-                .wrapping_add(k.wrapping_mul(x_zero).wrapping_mul(w.zeros[m]))
-        })
-        .collect();
+    let offsets = offsets(w, &bias, x_zero);
     let multipliers: Vec<f32> = w
         .scales
         .iter()
@@ -63,6 +54,21 @@ pub(super) fn terms(
         multipliers,
         out,
     }))
+}
+
+/// Per output channel, the bias with the zero-point terms im2col's uncentred products
+/// need, for input zero point `x_zero` (in the unsigned range).
+pub(super) fn offsets(w: &ConvWeights, bias: &[i32], x_zero: u8) -> Vec<i32> {
+    let (k, x_zero) = (w.k as i32, x_zero as i32);
+    // Σ (x' - xz)(w' - wz) = Σ x'w' - xz·Σw' - wz·Σx' + K·xz·wz; all but Σ x'w' and
+    // the per-pixel Σx' are known per channel.
+    (0..w.shape[0])
+        .map(|m| {
+            bias[m]
+                .wrapping_sub(x_zero.wrapping_mul(w.sums[m]))
+                .wrapping_add(k.wrapping_mul(x_zero).wrapping_mul(w.zeros[m]))
+        })
+        .collect()
 }
 
 /// The int32 bias minus its zero point, per output channel (zeros without a bias), as

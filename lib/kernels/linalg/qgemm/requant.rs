@@ -21,6 +21,9 @@ pub struct RowTerms {
     pub sum: i32,
     /// Used when the columns have no multipliers of their own.
     pub multiplier: f32,
+    /// `Rescale` only: the float added after the multiplier, when the columns have no
+    /// bias of their own.
+    pub bias: f32,
 }
 
 /// Terms that vary along a row: one value per column of the tile (columns past the
@@ -31,6 +34,91 @@ pub struct ColTerms<'a> {
     pub sum: Option<&'a [i32; NR]>,
     pub zero: Option<&'a [i32; NR]>,
     pub multiplier: Option<&'a [f32; NR]>,
+    /// `Rescale` only: a float bias per column.
+    pub bias: Option<&'a [f32; NR]>,
+}
+
+/// What a tile loop writes for each row of accumulators: requantized bytes (`Output`)
+/// or rescaled floats (`Rescale`).
+pub trait Epilogue: Copy + Send + Sync {
+    type Out: Copy + Default + Send + Sync;
+    fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [Self::Out]);
+}
+
+impl Epilogue for Output {
+    type Out = u8;
+    #[inline(always)]
+    fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [u8]) {
+        row(acc, r, c, self, out)
+    }
+}
+
+/// Dynamic quantization's float result: each corrected accumulator converted to f32,
+/// times its multiplier `x_scale·w_scale`, plus the bias when there is one — the
+/// Cast, Mul and Add of the model, in that order, in float32. Without a bias nothing
+/// is added (adding 0.0 would turn a -0.0 into +0.0).
+#[derive(Clone, Copy, Debug)]
+pub struct Rescale {
+    pub bias: bool,
+}
+
+impl Epilogue for Rescale {
+    type Out = f32;
+    #[inline(always)]
+    fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [f32]) {
+        let sums = r.zero != 0 && c.sum.is_some();
+        let columns = c.offset.is_some() || c.zero.is_some();
+        let v = match (sums, columns) {
+            (false, false) => corrected::<false, false>(acc, r, c),
+            (true, false) => corrected::<true, false>(acc, r, c),
+            (false, true) => corrected::<false, true>(acc, r, c),
+            (true, true) => corrected::<true, true>(acc, r, c),
+        };
+        let splat = [r.multiplier; NR];
+        let m = c.multiplier.unwrap_or(&splat);
+        let mut f = [0f32; NR];
+        for j in 0..NR {
+            f[j] = v[j] as f32 * m[j];
+        }
+        if self.bias {
+            let splat = [r.bias; NR];
+            let b = c.bias.unwrap_or(&splat);
+            for j in 0..NR {
+                f[j] += b[j];
+            }
+        }
+        match out.first_chunk_mut::<NR>() {
+            Some(whole) => *whole = f,
+            None => small_copy(out, &f),
+        }
+    }
+}
+
+/// The accumulators with the row's and columns' corrections (see `row_with`).
+#[inline(always)]
+fn corrected<const SUMS: bool, const COLUMNS: bool>(
+    acc: &[i32; NR],
+    r: RowTerms,
+    c: ColTerms,
+) -> [i32; NR] {
+    const ZEROS: [i32; NR] = [0; NR];
+    let offset = c.offset.unwrap_or(&ZEROS);
+    let sum = c.sum.unwrap_or(&ZEROS);
+    let zero = c.zero.unwrap_or(&ZEROS);
+    let mut out = [0i32; NR];
+    for j in 0..NR {
+        let mut v = acc[j].wrapping_add(r.offset);
+        if SUMS {
+            v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+        }
+        if COLUMNS {
+            v = v
+                .wrapping_add(offset[j])
+                .wrapping_sub(zero[j].wrapping_mul(r.sum));
+        }
+        out[j] = v;
+    }
+    out
 }
 
 /// The output's zero point and type.
@@ -137,7 +225,7 @@ fn row_with<const SUMS: bool, const COLUMNS: bool>(
 /// `dst.copy_from_slice(src)` for short rows (a tile's last columns, im2col's runs),
 /// as fixed-size moves overlapping at the end rather than a libc call each.
 #[inline(always)]
-pub fn small_copy(dst: &mut [u8], src: &[u8]) {
+pub fn small_copy<T: Copy>(dst: &mut [T], src: &[T]) {
     let n = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..n], &src[..n]);
     if n >= 16 {
@@ -228,6 +316,7 @@ mod tests {
             zero: 2,
             sum: 6,
             multiplier: 1.0,
+            bias: 0.0,
         };
         let c = ColTerms::default();
         let y = Output {
