@@ -14,6 +14,8 @@ pub mod erf;
 pub mod fill;
 pub mod layer_norm;
 pub mod math;
+pub mod nms;
+pub mod nonzero;
 pub mod norm;
 pub mod pad;
 pub mod pool;
