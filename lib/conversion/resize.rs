@@ -1,8 +1,10 @@
 //! Resize, lowered as torch-mlir does to `aten.__interpolate.size_list_scale_list`,
 //! whose mode string carries what torch's modes cannot say: ONNX's coordinate
 //! transformation after `_` and the nearest rounding after `,`
-//! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`). Only the spatial
-//! dimensions (2 and up) may change; nearest and 2-D linear are supported.
+//! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`), and for cubic the
+//! kernel's parameters after `,` (`bicubic,cubic_coeff_a=-0.5,exclude_outside`). Only
+//! the spatial dimensions (2 and up) may change; nearest, and 2-D linear and cubic, are
+//! supported.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -56,8 +58,7 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     let mode = b.string("mode", "nearest")?;
     let coord = b.string("coordinate_transformation_mode", "half_pixel")?;
     let nearest = b.string("nearest_mode", "round_prefer_floor")?;
-    // cubic_coeff_a and exclude_outside only change cubic (and antialiased) sampling,
-    // and extrapolation_value only tf_crop_and_resize, all of which are refused.
+    // extrapolation_value only changes tf_crop_and_resize, which is refused.
     if b.int("antialias", 0)? != 0 {
         bail!("attribute 'antialias' is not supported");
     }
@@ -67,7 +68,12 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
         None => (0..rank).collect(),
     };
-    if let Some(target) = target_at_run_time(b, t, &dims, &axes)? {
+    // Sizes read at run time would be taken as they are: the aspect-keeping policies
+    // need the sizes shape inference derived from them instead.
+    let stretch = b.string("keep_aspect_ratio_policy", "stretch")? == "stretch";
+    if (stretch || !b.has_input(3))
+        && let Some(target) = target_at_run_time(b, t, &dims, &axes)?
+    {
         return lower_resize(b, t, &mode, &coord, &nearest, target);
     }
     // Resize-11 requires a scales input even with sizes: it is then empty.
@@ -92,10 +98,11 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         }
         (None, true) => {
             let policy = b.string("keep_aspect_ratio_policy", "stretch")?;
-            if policy != "stretch" {
-                bail!("attribute 'keep_aspect_ratio_policy' '{policy}' is not supported");
+            if policy == "stretch" {
+                Target::Sizes(sizes_target(b, &dims, &axes)?)
+            } else {
+                Target::Sizes(aspect_kept_sizes(b, &policy, &dims, &axes)?)
             }
-            Target::Sizes(sizes_target(b, &dims, &axes)?)
         }
     };
     lower_resize(b, t, &mode, &coord, &nearest, target)
@@ -201,6 +208,30 @@ fn sizes_target(b: &Binder, dims: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
     Ok(full)
 }
 
+/// With `keep_aspect_ratio_policy` `not_larger` or `not_smaller`, the resized axes'
+/// sizes are the ones shape inference computed from `sizes` and the policy (one scale
+/// for every axis, then rounding), so they come from the result type.
+fn aspect_kept_sizes(b: &Binder, policy: &str, dims: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
+    if !matches!(policy, "not_larger" | "not_smaller") {
+        bail!(
+            "attribute 'keep_aspect_ratio_policy' is '{policy}', but must be stretch, \
+             not_larger or not_smaller"
+        );
+    }
+    let result = dims_of(&b.result_type(0)?, "the result")?;
+    let mut full = dims.to_vec();
+    for &a in axes {
+        match result.get(a).copied().flatten() {
+            Some(d) => full[a] = Some(d),
+            None => bail!(
+                "with keep_aspect_ratio_policy '{policy}' the resized dimensions of the \
+                 result must be known at compile time (input 'sizes' and X's sizes constant)"
+            ),
+        }
+    }
+    Ok(full)
+}
+
 /// The floats of input `i` when it is given: it must then be a constant.
 fn const_floats(b: &Binder, i: usize, name: &str) -> Result<Option<Vec<f64>>> {
     if !b.has_input(i) {
@@ -229,7 +260,13 @@ fn lower_resize<'c, 'a>(
     let x = b.input(0, "X")?;
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let result = b.result_type(0)?;
-    let (torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
+    let (mut torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
+    if mode == "cubic" {
+        torch_mode.push_str(&cubic_options(
+            b.float("cubic_coeff_a", -0.75)?,
+            b.int("exclude_outside", 0)?,
+        )?);
+    }
     check_target(&target, &dims)?;
 
     let none = t.none()?;
@@ -275,11 +312,15 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
             if rank < 3 {
                 bail!("nearest Resize needs batch and channel dimensions; X has rank {rank}");
             }
-            if !matches!(coord, "asymmetric" | "half_pixel") {
-                bail!(
-                    "coordinate_transformation_mode '{coord}' is not supported in nearest \
-                     mode (only asymmetric and half_pixel)"
-                );
+            if !matches!(
+                coord,
+                "asymmetric"
+                    | "half_pixel"
+                    | "align_corners"
+                    | "pytorch_half_pixel"
+                    | "half_pixel_symmetric"
+            ) {
+                bail!("coordinate_transformation_mode '{coord}' is not supported in nearest mode");
             }
             if !matches!(
                 nearest,
@@ -292,7 +333,13 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
             } else {
                 format!(",{nearest}")
             };
-            Ok((format!("nearest{}{rounding}", suffix("asymmetric")), false))
+            // torch's align_corners flag is for linear modes only: nearest spells it out.
+            let coord_suffix = if coord == "align_corners" {
+                "_align_corners".to_string()
+            } else {
+                suffix("asymmetric")
+            };
+            Ok((format!("nearest{coord_suffix}{rounding}"), false))
         }
         "linear" => {
             if rank != 4 {
@@ -315,9 +362,47 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                 coord == "align_corners",
             ))
         }
-        "cubic" => bail!("cubic Resize is not supported"),
-        other => bail!("attribute 'mode' is '{other}'; expected nearest or linear"),
+        "cubic" => {
+            if rank != 4 {
+                bail!(
+                    "cubic Resize is supported for 4-D (N, C, H, W) data only; X has rank {rank}"
+                );
+            }
+            if !matches!(
+                coord,
+                "half_pixel"
+                    | "align_corners"
+                    | "asymmetric"
+                    | "pytorch_half_pixel"
+                    | "half_pixel_symmetric"
+            ) {
+                bail!("coordinate_transformation_mode '{coord}' is not supported in cubic mode");
+            }
+            Ok((
+                format!("bicubic{}", suffix("half_pixel")),
+                coord == "align_corners",
+            ))
+        }
+        other => bail!("attribute 'mode' is '{other}'; expected nearest, linear or cubic"),
     }
+}
+
+/// What torch's bicubic kernel (a = -0.75, every neighbour counted) cannot say, after
+/// the mode string's `,`: `cubic_coeff_a=A` and `exclude_outside`.
+fn cubic_options(a: f64, exclude_outside: i64) -> Result<String> {
+    if !a.is_finite() {
+        bail!("attribute 'cubic_coeff_a' is {a}, but must be a finite number");
+    }
+    let mut options = String::new();
+    if a != -0.75 {
+        options.push_str(&format!(",cubic_coeff_a={a}"));
+    }
+    match exclude_outside {
+        0 => {}
+        1 => options.push_str(",exclude_outside"),
+        other => bail!("attribute 'exclude_outside' is {other}, but must be 0 or 1"),
+    }
+    Ok(options)
 }
 
 /// Scales must be positive and leave the batch and channel dimensions alone; sizes
@@ -380,8 +465,22 @@ mod tests {
             m("linear", "asymmetric", ""),
             ("bilinear_asymmetric".into(), false)
         );
-        assert!(torch_mode("cubic", "half_pixel", "floor", 4).is_err());
-        assert!(torch_mode("nearest", "align_corners", "floor", 4).is_err());
+        assert_eq!(
+            m("cubic", "asymmetric", ""),
+            ("bicubic_asymmetric".into(), false)
+        );
+        assert!(torch_mode("cubic", "half_pixel", "floor", 3).is_err());
+        assert_eq!(cubic_options(-0.75, 0).unwrap(), "");
+        assert_eq!(
+            cubic_options(-0.5, 1).unwrap(),
+            ",cubic_coeff_a=-0.5,exclude_outside"
+        );
+        assert!(cubic_options(-0.5, 2).is_err());
+        assert_eq!(
+            m("nearest", "align_corners", "floor"),
+            ("nearest_align_corners".into(), false)
+        );
+        assert!(torch_mode("nearest", "tf_crop_and_resize", "floor", 4).is_err());
         assert!(torch_mode("linear", "half_pixel", "floor", 3).is_err());
         assert!(torch_mode("linear", "tf_crop_and_resize", "floor", 4).is_err());
     }

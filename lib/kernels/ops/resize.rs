@@ -1,12 +1,14 @@
 //! `__interpolate.size_list_scale_list`, as the Resize lowering emits it: the mode
 //! string carries ONNX's coordinate transformation after `_` and the nearest rounding
-//! after `,` (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`). The
+//! after `,` (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`; bicubic's
+//! options there are read in `cubic_options`). The
 //! arithmetic is ONNX Resize's, in f32 as ONNX Runtime does it: each output coordinate
 //! maps back to an input coordinate, which nearest mode rounds and clamps into the
 //! input, and bilinear mode clamps and interpolates between its two neighbours.
 
 use anyhow::{Context as _, Result, bail};
 
+use super::resize_cubic::{Cubic, bicubic};
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::data::{Prec, from_f64, gather};
 use crate::kernels::tensor::dtype::DType;
@@ -22,7 +24,7 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Coord {
+pub(super) enum Coord {
     HalfPixel,
     Asymmetric,
     PytorchHalfPixel,
@@ -42,6 +44,7 @@ enum Rounding {
 enum Mode {
     Nearest(Rounding),
     Bilinear,
+    Bicubic(Cubic),
 }
 
 /// Reads the mode string and `align_corners`.
@@ -57,8 +60,10 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
         (rest, Coord::Asymmetric)
     } else if let Some(rest) = head.strip_prefix("bilinear") {
         (rest, Coord::HalfPixel)
+    } else if let Some(rest) = head.strip_prefix("bicubic") {
+        (rest, Coord::HalfPixel)
     } else {
-        bail!("interpolation mode '{mode}' is not supported (nearest or bilinear)");
+        bail!("interpolation mode '{mode}' is not supported (nearest, bilinear or bicubic)");
     };
     let coord = match base {
         "" if align_corners => Coord::AlignCorners,
@@ -78,6 +83,8 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
             Some("round_prefer_ceil") => Rounding::PreferCeil,
             Some(other) => bail!("nearest rounding '{other}' is not supported"),
         })
+    } else if head.starts_with("bicubic") {
+        Mode::Bicubic(cubic_options(mode, rounding)?)
     } else {
         if rounding.is_some() {
             bail!("mode '{mode}': only nearest modes take a rounding");
@@ -87,9 +94,31 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
     Ok((m, coord))
 }
 
+/// Bicubic's options after the first `,`, each itself `,`-separated: torch's kernel
+/// (`a` -0.75, every neighbour counted) unless `cubic_coeff_a=A` or `exclude_outside`
+/// say otherwise (ONNX Resize's attributes of those names).
+fn cubic_options(mode: &str, options: Option<&str>) -> Result<Cubic> {
+    let mut k = Cubic {
+        a: -0.75,
+        exclude_outside: false,
+    };
+    for option in options.into_iter().flat_map(|o| o.split(',')) {
+        if option == "exclude_outside" {
+            k.exclude_outside = true;
+        } else if let Some(a) = option.strip_prefix("cubic_coeff_a=") {
+            k.a = a
+                .parse()
+                .with_context(|| format!("mode '{mode}': cubic_coeff_a '{a}' is not a number"))?;
+        } else {
+            bail!("mode '{mode}': bicubic option '{option}' is not supported");
+        }
+    }
+    Ok(k)
+}
+
 /// The input coordinate (f32 arithmetic) of output coordinate `x` along an axis
 /// resized from `input` to `output` positions with `scale`.
-fn original(x: usize, scale: f64, input: usize, output: usize, coord: Coord) -> f64 {
+pub(super) fn original(x: usize, scale: f64, input: usize, output: usize, coord: Coord) -> f64 {
     let p = Prec(DType::F32);
     let x = x as f64;
     let half_pixel = || p.round(p.round(p.round(x + 0.5) / scale) - 0.5);
@@ -226,6 +255,7 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
             gather(&x.data, &indices)
         }
         Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, coord)?,
+        Mode::Bicubic(k) => bicubic(x, planes, &input, &output, &scales, coord, k)?,
     };
     args::ret(c, Tensor::new(shape, data)?)
 }
@@ -350,7 +380,22 @@ mod tests {
             parse_mode("bilinear_pytorch_half_pixel", false).unwrap(),
             (Mode::Bilinear, Coord::PytorchHalfPixel)
         );
-        assert!(parse_mode("bicubic", false).is_err());
+        let cubic = |a, exclude_outside| Mode::Bicubic(Cubic { a, exclude_outside });
+        assert_eq!(
+            parse_mode("bicubic", false).unwrap(),
+            (cubic(-0.75, false), Coord::HalfPixel)
+        );
+        assert_eq!(
+            parse_mode(
+                "bicubic_asymmetric,cubic_coeff_a=-0.5,exclude_outside",
+                false
+            )
+            .unwrap(),
+            (cubic(-0.5, true), Coord::Asymmetric)
+        );
+        assert!(parse_mode("bicubic,cubic_coeff_a=x", false).is_err());
+        assert!(parse_mode("bicubic,round_prefer_floor", false).is_err());
+        assert!(parse_mode("bitrilinear", false).is_err());
         assert!(parse_mode("nearest_half_pixel,round", false).is_err());
     }
 
