@@ -59,9 +59,6 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     let coord = b.string("coordinate_transformation_mode", "half_pixel")?;
     let nearest = b.string("nearest_mode", "round_prefer_floor")?;
     // extrapolation_value only changes tf_crop_and_resize, which is refused.
-    if b.int("antialias", 0)? != 0 {
-        bail!("attribute 'antialias' is not supported");
-    }
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let rank = dims.len();
     let axes = match b.optional_ints("axes")? {
@@ -289,7 +286,13 @@ fn lower_resize<'c, 'a>(
     };
     let mode = str_constant(t, &torch_mode)?;
     let align = t.bool(align_corners)?;
-    let antialias = t.bool(false)?;
+    // Resize-18's antialias: torch's operand of that name (it widens linear and cubic
+    // filters when shrinking; nearest ignores it).
+    let antialias = match b.int("antialias", 0)? {
+        0 => t.bool(false)?,
+        1 => t.bool(true)?,
+        other => bail!("attribute 'antialias' is {other}, but must be 0 or 1"),
+    };
     Ok(vec![t.aten_tensor(
         "__interpolate.size_list_scale_list",
         &[x, sizes, scales, mode, align, none, antialias],

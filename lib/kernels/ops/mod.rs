@@ -24,6 +24,7 @@ pub mod recurrent;
 pub mod reduce;
 pub mod reduce_prod_norm;
 pub mod resize;
+mod resize_antialias;
 mod resize_cubic;
 pub mod scalar;
 pub mod scatter_gather;

@@ -8,6 +8,7 @@
 
 use anyhow::{Context as _, Result, bail};
 
+use super::resize_antialias::{Filter, antialiased};
 use super::resize_cubic::{Cubic, bicubic};
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::data::{Prec, from_f64, gather};
@@ -214,9 +215,7 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
         Some(_) => args::boolean(c, 4)?,
         None => false,
     };
-    if args::opt(c, 6).is_some() && args::boolean(c, 6)? {
-        bail!("antialiased interpolation is not supported");
-    }
+    let antialias = args::opt(c, 6).is_some() && args::boolean(c, 6)?;
     let (mode, coord) = parse_mode(args::string(c, 3)?, align_corners)?;
     let planes: usize = result_count(&x.shape[..2])?;
     let input = x.shape[2..].to_vec();
@@ -253,6 +252,16 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
                 indices.extend(offsets.iter().map(|&o| p * in_block + o));
             }
             gather(&x.data, &indices)
+        }
+        // Antialiasing only changes linear and cubic sampling (ONNX ignores it for
+        // nearest), and only along axes that shrink; growing axes get the same
+        // weights as without it, but the plain kernels keep their exact arithmetic.
+        Mode::Bilinear | Mode::Bicubic(_) if antialias && scales.iter().any(|&s| s < 1.0) => {
+            let filter = match mode {
+                Mode::Bicubic(k) => Filter::Cubic(k),
+                _ => Filter::Linear,
+            };
+            antialiased(x, planes, &input, &output, &scales, coord, filter)?
         }
         Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, coord)?,
         Mode::Bicubic(k) => bicubic(x, planes, &input, &output, &scales, coord, k)?,

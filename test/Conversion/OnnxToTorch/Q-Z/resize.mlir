@@ -209,3 +209,16 @@ func.func @test_resize_not_larger(%arg0: !torch.vtensor<[1,1,2,4],f32>, %arg1: !
 // CHECK: %[[W:.+]] = "torch.constant.int"() {value = 5 : i64}
 // CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]])
 // CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], {{.*}} -> !torch.vtensor<[1,1,3,5],f32>
+
+// Resize-18's antialias: torch's antialias operand.
+// CHECK-LABEL: func.func @test_resize_linear_antialias(
+func.func @test_resize_linear_antialias(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 0.6, 0.6]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.antialias = 1 : si64} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,2,2],f32>
+  return %0 : !torch.vtensor<[1,1,2,2],f32>
+}
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bilinear"} : () -> !torch.str
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: %[[AA:.+]] = "torch.constant.bool"() {value = true}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %{{.+}}, %[[MODE]], %[[ALIGN]], %{{.+}}, %[[AA]]) : {{.*}} -> !torch.vtensor<[1,1,2,2],f32>

@@ -66,3 +66,13 @@ func.func @aspect_unknown(%arg0: !torch.vtensor<[1,1,?,4],f32>, %arg1: !torch.vt
   %0 = "torch.operator"(%arg0, %n, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.axes = [2 : si64, 3 : si64], torch.onnx.keep_aspect_ratio_policy = "not_smaller"} : (!torch.vtensor<[1,1,?,4],f32>, !torch.none, !torch.none, !torch.vtensor<[2],si64>) -> !torch.vtensor<[1,1,?,?],f32> loc("resize_aspect")
   return %0 : !torch.vtensor<[1,1,?,?],f32>
 }
+
+// -----
+
+// CHECK: error: node 'resize_antialias' (Resize): attribute 'antialias' is 2, but must be 0 or 1
+func.func @antialias(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 0.5, 0.5]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.antialias = 2 : si64} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,2,2],f32> loc("resize_antialias")
+  return %0 : !torch.vtensor<[1,1,2,2],f32>
+}
