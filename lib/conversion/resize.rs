@@ -2,7 +2,9 @@
 //! whose mode string carries what torch's modes cannot say: ONNX's coordinate
 //! transformation after `_` and the nearest rounding after `,`
 //! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`), and for cubic the
-//! kernel's parameters after `,` (`bicubic,cubic_coeff_a=-0.5,exclude_outside`). Only
+//! kernel's parameters after `,` (`bicubic,cubic_coeff_a=-0.5,exclude_outside`), as
+//! for tf_crop_and_resize its constant region and extrapolation value
+//! (`bilinear_tf_crop_and_resize,roi=0.4:0.6:0.2:0.8,extrapolation_value=10`). Only
 //! the spatial dimensions (2 and up) may change; nearest, and 2-D linear and cubic, are
 //! supported.
 
@@ -58,7 +60,6 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     let mode = b.string("mode", "nearest")?;
     let coord = b.string("coordinate_transformation_mode", "half_pixel")?;
     let nearest = b.string("nearest_mode", "round_prefer_floor")?;
-    // extrapolation_value only changes tf_crop_and_resize, which is refused.
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let rank = dims.len();
     let axes = match b.optional_ints("axes")? {
@@ -254,6 +255,14 @@ fn lower_resize<'c, 'a>(
     nearest: &str,
     target: Target<'c, 'a>,
 ) -> Lowered<'c, 'a> {
+    let crop = if coord == "tf_crop_and_resize" {
+        if matches!(target, Target::Scales(_) | Target::ScalesAtRunTime(_)) {
+            bail!("tf_crop_and_resize is supported with sizes only, not with scales");
+        }
+        crop_options(b)?
+    } else {
+        String::new()
+    };
     let x = b.input(0, "X")?;
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let result = b.result_type(0)?;
@@ -264,6 +273,7 @@ fn lower_resize<'c, 'a>(
             b.int("exclude_outside", 0)?,
         )?);
     }
+    torch_mode.push_str(&crop);
     check_target(&target, &dims)?;
 
     let none = t.none()?;
@@ -322,6 +332,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                     | "align_corners"
                     | "pytorch_half_pixel"
                     | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
             ) {
                 bail!("coordinate_transformation_mode '{coord}' is not supported in nearest mode");
             }
@@ -357,6 +368,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                     | "asymmetric"
                     | "pytorch_half_pixel"
                     | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
             ) {
                 bail!("coordinate_transformation_mode '{coord}' is not supported in linear mode");
             }
@@ -378,6 +390,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                     | "asymmetric"
                     | "pytorch_half_pixel"
                     | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
             ) {
                 bail!("coordinate_transformation_mode '{coord}' is not supported in cubic mode");
             }
@@ -388,6 +401,57 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
         }
         other => bail!("attribute 'mode' is '{other}'; expected nearest, linear or cubic"),
     }
+}
+
+/// tf_crop_and_resize's region of interest (input `roi`, a constant: starts then ends,
+/// for every axis or for `axes`) and `extrapolation_value`, after the mode string's
+/// `,`: `roi=s0:e0:s1:e1` for the spatial axes. Batch and channels must keep their whole
+/// extent, as only the spatial axes resize.
+fn crop_options(b: &Binder) -> Result<String> {
+    let rank = dims_of(&b.input_type(0, "X")?, "X")?.len();
+    let axes = match b.optional_ints("axes")? {
+        Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
+        None => (0..rank).collect(),
+    };
+    await_constant(b, 1, "roi")?;
+    let Some(roi) = const_floats(b, 1, "roi")? else {
+        bail!("tf_crop_and_resize needs input 'roi'");
+    };
+    if roi.len() != 2 * axes.len() {
+        bail!(
+            "input 'roi' has {} values, but tf_crop_and_resize needs a start and an end for \
+             each of {} axes",
+            roi.len(),
+            axes.len()
+        );
+    }
+    let mut region = vec![(0.0, 1.0); rank];
+    for (k, &a) in axes.iter().enumerate() {
+        region[a] = (roi[k], roi[k + axes.len()]);
+    }
+    if let Some(d) = (0..rank.min(2)).find(|&d| region[d] != (0.0, 1.0)) {
+        bail!(
+            "input 'roi' crops dimension {d} to {:?}: only the spatial dimensions (2 and up) \
+             may be cropped",
+            region[d]
+        );
+    }
+    if let Some((s, e)) = region
+        .iter()
+        .find(|(s, e)| !s.is_finite() || !e.is_finite())
+    {
+        bail!("input 'roi' holds {s}..{e}, which is not finite");
+    }
+    let list: Vec<String> = region[2..]
+        .iter()
+        .map(|(s, e)| format!("{s}:{e}"))
+        .collect();
+    let mut options = format!(",roi={}", list.join(":"));
+    let value = b.float("extrapolation_value", 0.0)?;
+    if value != 0.0 {
+        options.push_str(&format!(",extrapolation_value={value}"));
+    }
+    Ok(options)
 }
 
 /// What torch's bicubic kernel (a = -0.75, every neighbour counted) cannot say, after
@@ -483,9 +547,13 @@ mod tests {
             m("nearest", "align_corners", "floor"),
             ("nearest_align_corners".into(), false)
         );
-        assert!(torch_mode("nearest", "tf_crop_and_resize", "floor", 4).is_err());
+        assert_eq!(
+            m("nearest", "tf_crop_and_resize", "floor"),
+            ("nearest_tf_crop_and_resize".into(), false)
+        );
+        assert!(torch_mode("nearest", "tf_half_pixel_for_nn", "floor", 4).is_err());
         assert!(torch_mode("linear", "half_pixel", "floor", 3).is_err());
-        assert!(torch_mode("linear", "tf_crop_and_resize", "floor", 4).is_err());
+        assert!(torch_mode("linear", "tf_half_pixel_for_nn", "floor", 4).is_err());
     }
 
     #[test]

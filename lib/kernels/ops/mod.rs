@@ -25,6 +25,7 @@ pub mod reduce;
 pub mod reduce_prod_norm;
 pub mod resize;
 mod resize_antialias;
+mod resize_crop;
 mod resize_cubic;
 pub mod scalar;
 pub mod scatter_gather;

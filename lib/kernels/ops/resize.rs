@@ -9,6 +9,7 @@
 use anyhow::{Context as _, Result, bail};
 
 use super::resize_antialias::{Filter, antialiased};
+use super::resize_crop::{axis_coords, extrapolate, split_options};
 use super::resize_cubic::{Cubic, bicubic};
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::data::{Prec, from_f64, gather};
@@ -26,6 +27,11 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Coord {
+    /// The region of interest of one axis, as fractions of it (see `resize_crop`).
+    TfCropAndResize {
+        start: f64,
+        end: f64,
+    },
     HalfPixel,
     Asymmetric,
     PytorchHalfPixel,
@@ -74,6 +80,11 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
         "_pytorch_half_pixel" => Coord::PytorchHalfPixel,
         "_align_corners" => Coord::AlignCorners,
         "_half_pixel_symmetric" => Coord::HalfPixelSymmetric,
+        // The region comes from the mode string's options (`resize_crop`).
+        "_tf_crop_and_resize" => Coord::TfCropAndResize {
+            start: 0.0,
+            end: 1.0,
+        },
         other => bail!("coordinate transformation '{other}' of mode '{mode}' is not supported"),
     };
     let m = if head.starts_with("nearest") {
@@ -130,6 +141,16 @@ pub(super) fn original(x: usize, scale: f64, input: usize, output: usize, coord:
         Coord::PytorchHalfPixel => 0.0,
         Coord::AlignCorners if output == 1 => 0.0,
         Coord::AlignCorners => p.round(p.round(x * (input as f64 - 1.0)) / (output as f64 - 1.0)),
+        Coord::TfCropAndResize { start, end } if output > 1 => {
+            let span = p.round(input as f64 - 1.0);
+            let offset = p.round(start * span);
+            p.round(
+                offset + p.round(p.round(x * p.round(end - start)) * span / (output as f64 - 1.0)),
+            )
+        }
+        Coord::TfCropAndResize { start, end } => {
+            p.round(p.round(0.5 * p.round(start + end)) * (input as f64 - 1.0))
+        }
         Coord::HalfPixelSymmetric => {
             let adjustment = p.round(output as f64 / p.round(scale * input as f64));
             let center = p.round(input as f64 / 2.0);
@@ -216,10 +237,12 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
         None => false,
     };
     let antialias = args::opt(c, 6).is_some() && args::boolean(c, 6)?;
-    let (mode, coord) = parse_mode(args::string(c, 3)?, align_corners)?;
+    let (mode, crop) = split_options(args::string(c, 3)?)?;
+    let (mode, coord) = parse_mode(&mode, align_corners)?;
     let planes: usize = result_count(&x.shape[..2])?;
     let input = x.shape[2..].to_vec();
     let (output, scales) = target(c, &input)?;
+    let coords = axis_coords(coord, &crop, &input, &output)?;
     if input.contains(&0) && !output.iter().all(|&o| o == 0) {
         bail!("interpolation of an empty input to {output:?}");
     }
@@ -238,7 +261,7 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
                 .map(|i| {
                     (0..output[i])
                         .map(|o| {
-                            let at = original(o, scales[i], input[i], output[i], coord);
+                            let at = original(o, scales[i], input[i], output[i], coords[i]);
                             nearest_index(at, rounding, input[i])
                         })
                         .collect()
@@ -261,11 +284,20 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
                 Mode::Bicubic(k) => Filter::Cubic(k),
                 _ => Filter::Linear,
             };
-            antialiased(x, planes, &input, &output, &scales, coord, filter)?
+            antialiased(x, planes, &input, &output, &scales, &coords, filter)?
         }
-        Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, coord)?,
-        Mode::Bicubic(k) => bicubic(x, planes, &input, &output, &scales, coord, k)?,
+        Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, &coords)?,
+        Mode::Bicubic(k) => bicubic(x, planes, &input, &output, &scales, &coords, k)?,
     };
+    let data = extrapolate(
+        data,
+        planes,
+        &input,
+        &output,
+        &scales,
+        &coords,
+        crop.extrapolation,
+    );
     args::ret(c, Tensor::new(shape, data)?)
 }
 
@@ -305,7 +337,7 @@ fn bilinear(
     input: &[usize],
     output: &[usize],
     scales: &[f64],
-    coord: Coord,
+    coords: &[Coord],
 ) -> Result<crate::kernels::tensor::Data> {
     let dtype = x.data.dtype();
     if input.len() != 2 || dtype != DType::F32 {
@@ -317,10 +349,10 @@ fn bilinear(
     }
     let p = Prec(dtype);
     let rows: Vec<Taps> = (0..output[0])
-        .map(|o| linear_taps(o, scales[0], input[0], output[0], coord))
+        .map(|o| linear_taps(o, scales[0], input[0], output[0], coords[0]))
         .collect();
     let cols: Vec<Taps> = (0..output[1])
-        .map(|o| linear_taps(o, scales[1], input[1], output[1], coord))
+        .map(|o| linear_taps(o, scales[1], input[1], output[1], coords[1]))
         .collect();
     let v = x.data.to_f64();
     let (h, w) = (input[0], input[1]);

@@ -91,7 +91,7 @@ pub fn antialiased(
     input: &[usize],
     output: &[usize],
     scales: &[f64],
-    coord: Coord,
+    coords: &[Coord],
     f: Filter,
 ) -> Result<Data> {
     let dtype = x.data.dtype();
@@ -106,15 +106,15 @@ pub fn antialiased(
     // sample would make it wider than the input, so it is refused before the tables.
     for (&s, &n) in scales.iter().zip(input) {
         let width = 2.0 * f.radius() / s.min(1.0);
-        if !(width <= 4.0 * n as f64 + 16.0) {
+        if width.is_nan() || width > 4.0 * n as f64 + 16.0 {
             bail!("scale {s} is too small for antialiased interpolation of {n} samples");
         }
     }
     let rows: Vec<Taps> = (0..output[0])
-        .map(|o| taps(o, scales[0], input[0], output[0], coord, f))
+        .map(|o| taps(o, scales[0], input[0], output[0], coords[0], f))
         .collect();
     let cols: Vec<Taps> = (0..output[1])
-        .map(|o| taps(o, scales[1], input[1], output[1], coord, f))
+        .map(|o| taps(o, scales[1], input[1], output[1], coords[1], f))
         .collect();
     let v: Vec<f32> = x.data.to_f64().into_iter().map(|v| v as f32).collect();
     let (h, w) = (input[0], input[1]);

@@ -62,7 +62,7 @@ pub fn bicubic(
     input: &[usize],
     output: &[usize],
     scales: &[f64],
-    coord: Coord,
+    coords: &[Coord],
     k: Cubic,
 ) -> Result<Data> {
     let dtype = x.data.dtype();
@@ -74,10 +74,10 @@ pub fn bicubic(
         );
     }
     let rows: Vec<Taps> = (0..output[0])
-        .map(|o| taps(o, scales[0], input[0], output[0], coord, k))
+        .map(|o| taps(o, scales[0], input[0], output[0], coords[0], k))
         .collect();
     let cols: Vec<Taps> = (0..output[1])
-        .map(|o| taps(o, scales[1], input[1], output[1], coord, k))
+        .map(|o| taps(o, scales[1], input[1], output[1], coords[1], k))
         .collect();
     let v: Vec<f32> = x.data.to_f64().into_iter().map(|v| v as f32).collect();
     let (h, w) = (input[0], input[1]);

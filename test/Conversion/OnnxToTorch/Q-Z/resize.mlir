@@ -222,3 +222,15 @@ func.func @test_resize_linear_antialias(%arg0: !torch.vtensor<[1,1,4,4],f32>) ->
 // CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
 // CHECK: %[[AA:.+]] = "torch.constant.bool"() {value = true}
 // CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %{{.+}}, %[[MODE]], %[[ALIGN]], %{{.+}}, %[[AA]]) : {{.*}} -> !torch.vtensor<[1,1,2,2],f32>
+
+// tf_crop_and_resize: the spatial axes' region of interest (from the constant roi, for
+// `axes`) and extrapolation_value ride in the mode string after `,`.
+// CHECK-LABEL: func.func @test_resize_tf_crop_and_resize(
+func.func @test_resize_tf_crop_and_resize(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,3,3],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %roi = "torch.vtensor.literal"() {value = dense<[0.6, 0.4, 0.8, 0.6]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %sizes = "torch.vtensor.literal"() {value = dense<[3, 3]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %0 = "torch.operator"(%arg0, %roi, %n, %sizes) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.axes = [3 : si64, 2 : si64], torch.onnx.coordinate_transformation_mode = "tf_crop_and_resize", torch.onnx.extrapolation_value = 1.000000e+01 : f32} : (!torch.vtensor<[1,1,4,4],f32>, !torch.vtensor<[4],f32>, !torch.none, !torch.vtensor<[2],si64>) -> !torch.vtensor<[1,1,3,3],f32>
+  return %0 : !torch.vtensor<[1,1,3,3],f32>
+}
+// CHECK: "torch.constant.str"() {value = "bilinear_tf_crop_and_resize,roi=0.4000000059604645:0.6000000238418579:0.6000000238418579:0.800000011920929,extrapolation_value=10"} : () -> !torch.str
