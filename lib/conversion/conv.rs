@@ -112,9 +112,17 @@ struct TransposedAxis {
 
 /// torch's transposed convolution crops `padding` from both ends of the full output and
 /// extends the end by `output_padding`; ONNX crops `begin` and `end` and extends by
-/// `extra`. The smaller pad goes to torch, the larger one's excess to a slice.
+/// `extra`. The smaller pad goes to torch, the larger one's excess to a slice. A
+/// negative `end` (an `output_shape` longer than the full output) extends the end too.
 fn transposed_axis(begin: i64, end: i64, extra: i64) -> TransposedAxis {
-    if begin <= end {
+    if end < 0 {
+        TransposedAxis {
+            padding: 0,
+            output_padding: extra - end,
+            start: begin,
+            trailing: 0,
+        }
+    } else if begin <= end {
         let excess = end - begin;
         TransposedAxis {
             padding: begin,
@@ -167,15 +175,16 @@ fn pads_for_output(
         };
         let full = g.full(i, size)? + g.extra[i];
         let total = full - out[i];
-        if total < 0 {
-            bail!(
-                "{why} asks for {} elements along spatial axis {i}, more than the {full} the transposed convolution gives",
-                out[i]
-            );
-        }
-        let (b, e) = window::split_total(total.into(), upper);
-        begin.push(size_of(b)?);
-        end.push(size_of(e)?);
+        // Longer than the full output: ONNX Runtime extends the end (with the bias
+        // alone), by less than a stride (checked with output_padding's bound).
+        let (b, e) = if total < 0 {
+            (0, total)
+        } else {
+            let (b, e) = window::split_total(total.into(), upper);
+            (size_of(b)?, size_of(e)?)
+        };
+        begin.push(b);
+        end.push(e);
     }
     Ok((begin, end))
 }
@@ -267,6 +276,15 @@ fn conv_transpose<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lower
         .map(|i| transposed_axis(begin[i], end[i], g.extra[i]))
         .collect();
     for (i, a) in axes.iter().enumerate() {
+        if end[i] < 0 && a.output_padding >= g.strides[i] {
+            bail!(
+                "attribute 'output_shape' asks for {} more elements along spatial axis {i} \
+                 than the transposed convolution gives, but output_padding and these must \
+                 stay below the stride {}",
+                -end[i],
+                g.strides[i]
+            );
+        }
         if a.output_padding >= g.strides[i] && a.output_padding >= g.dilations[i] {
             bail!(
                 "output_padding {} along spatial axis {i} is not smaller than the stride {} or the dilation {}",
@@ -342,6 +360,8 @@ mod tests {
             (0, 3, 1),
             (3, 0, 1),
             (1, 2, 2),
+            (0, -1, 0),
+            (0, -2, 1),
         ] {
             let full = 11;
             let a = transposed_axis(begin, end, extra);

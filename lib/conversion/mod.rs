@@ -12,6 +12,8 @@ mod blocked_quant;
 mod concat_split;
 mod conv;
 mod conv_geometry;
+mod depth_space;
+mod detection;
 mod einsum;
 mod elementwise;
 mod expand_tile;
@@ -67,6 +69,8 @@ pub(crate) fn register(r: &mut Registry) {
     qlinear_matmul::register(r);
     integer_ops::register(r);
     shape_ops::register(r);
+    depth_space::register(r);
+    detection::register(r);
     gather_slice::register(r);
     concat_split::register(r);
     pad::register(r);

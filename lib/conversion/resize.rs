@@ -1,8 +1,12 @@
 //! Resize, lowered as torch-mlir does to `aten.__interpolate.size_list_scale_list`,
 //! whose mode string carries what torch's modes cannot say: ONNX's coordinate
 //! transformation after `_` and the nearest rounding after `,`
-//! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`). Only the spatial
-//! dimensions (2 and up) may change; nearest and 2-D linear are supported.
+//! (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`), and for cubic the
+//! kernel's parameters after `,` (`bicubic,cubic_coeff_a=-0.5,exclude_outside`), as
+//! for tf_crop_and_resize its constant region and extrapolation value
+//! (`bilinear_tf_crop_and_resize,roi=0.4:0.6:0.2:0.8,extrapolation_value=10`). Only
+//! the spatial dimensions (2 and up) may change; nearest, and 2-D linear and cubic, are
+//! supported.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -56,18 +60,18 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
     let mode = b.string("mode", "nearest")?;
     let coord = b.string("coordinate_transformation_mode", "half_pixel")?;
     let nearest = b.string("nearest_mode", "round_prefer_floor")?;
-    // cubic_coeff_a and exclude_outside only change cubic (and antialiased) sampling,
-    // and extrapolation_value only tf_crop_and_resize, all of which are refused.
-    if b.int("antialias", 0)? != 0 {
-        bail!("attribute 'antialias' is not supported");
-    }
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let rank = dims.len();
     let axes = match b.optional_ints("axes")? {
         Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
         None => (0..rank).collect(),
     };
-    if let Some(target) = target_at_run_time(b, t, &dims, &axes)? {
+    // Sizes read at run time would be taken as they are: the aspect-keeping policies
+    // need the sizes shape inference derived from them instead.
+    let stretch = b.string("keep_aspect_ratio_policy", "stretch")? == "stretch";
+    if (stretch || !b.has_input(3))
+        && let Some(target) = target_at_run_time(b, t, &dims, &axes)?
+    {
         return lower_resize(b, t, &mode, &coord, &nearest, target);
     }
     // Resize-11 requires a scales input even with sizes: it is then empty.
@@ -92,10 +96,11 @@ fn resize<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         }
         (None, true) => {
             let policy = b.string("keep_aspect_ratio_policy", "stretch")?;
-            if policy != "stretch" {
-                bail!("attribute 'keep_aspect_ratio_policy' '{policy}' is not supported");
+            if policy == "stretch" {
+                Target::Sizes(sizes_target(b, &dims, &axes)?)
+            } else {
+                Target::Sizes(aspect_kept_sizes(b, &policy, &dims, &axes)?)
             }
-            Target::Sizes(sizes_target(b, &dims, &axes)?)
         }
     };
     lower_resize(b, t, &mode, &coord, &nearest, target)
@@ -201,6 +206,30 @@ fn sizes_target(b: &Binder, dims: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
     Ok(full)
 }
 
+/// With `keep_aspect_ratio_policy` `not_larger` or `not_smaller`, the resized axes'
+/// sizes are the ones shape inference computed from `sizes` and the policy (one scale
+/// for every axis, then rounding), so they come from the result type.
+fn aspect_kept_sizes(b: &Binder, policy: &str, dims: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
+    if !matches!(policy, "not_larger" | "not_smaller") {
+        bail!(
+            "attribute 'keep_aspect_ratio_policy' is '{policy}', but must be stretch, \
+             not_larger or not_smaller"
+        );
+    }
+    let result = dims_of(&b.result_type(0)?, "the result")?;
+    let mut full = dims.to_vec();
+    for &a in axes {
+        match result.get(a).copied().flatten() {
+            Some(d) => full[a] = Some(d),
+            None => bail!(
+                "with keep_aspect_ratio_policy '{policy}' the resized dimensions of the \
+                 result must be known at compile time (input 'sizes' and X's sizes constant)"
+            ),
+        }
+    }
+    Ok(full)
+}
+
 /// The floats of input `i` when it is given: it must then be a constant.
 fn const_floats(b: &Binder, i: usize, name: &str) -> Result<Option<Vec<f64>>> {
     if !b.has_input(i) {
@@ -226,10 +255,25 @@ fn lower_resize<'c, 'a>(
     nearest: &str,
     target: Target<'c, 'a>,
 ) -> Lowered<'c, 'a> {
+    let crop = if coord == "tf_crop_and_resize" {
+        if matches!(target, Target::Scales(_) | Target::ScalesAtRunTime(_)) {
+            bail!("tf_crop_and_resize is supported with sizes only, not with scales");
+        }
+        crop_options(b)?
+    } else {
+        String::new()
+    };
     let x = b.input(0, "X")?;
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let result = b.result_type(0)?;
-    let (torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
+    let (mut torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
+    if mode == "cubic" {
+        torch_mode.push_str(&cubic_options(
+            b.float("cubic_coeff_a", -0.75)?,
+            b.int("exclude_outside", 0)?,
+        )?);
+    }
+    torch_mode.push_str(&crop);
     check_target(&target, &dims)?;
 
     let none = t.none()?;
@@ -252,7 +296,13 @@ fn lower_resize<'c, 'a>(
     };
     let mode = str_constant(t, &torch_mode)?;
     let align = t.bool(align_corners)?;
-    let antialias = t.bool(false)?;
+    // Resize-18's antialias: torch's operand of that name (it widens linear and cubic
+    // filters when shrinking; nearest ignores it).
+    let antialias = match b.int("antialias", 0)? {
+        0 => t.bool(false)?,
+        1 => t.bool(true)?,
+        other => bail!("attribute 'antialias' is {other}, but must be 0 or 1"),
+    };
     Ok(vec![t.aten_tensor(
         "__interpolate.size_list_scale_list",
         &[x, sizes, scales, mode, align, none, antialias],
@@ -275,11 +325,16 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
             if rank < 3 {
                 bail!("nearest Resize needs batch and channel dimensions; X has rank {rank}");
             }
-            if !matches!(coord, "asymmetric" | "half_pixel") {
-                bail!(
-                    "coordinate_transformation_mode '{coord}' is not supported in nearest \
-                     mode (only asymmetric and half_pixel)"
-                );
+            if !matches!(
+                coord,
+                "asymmetric"
+                    | "half_pixel"
+                    | "align_corners"
+                    | "pytorch_half_pixel"
+                    | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
+            ) {
+                bail!("coordinate_transformation_mode '{coord}' is not supported in nearest mode");
             }
             if !matches!(
                 nearest,
@@ -292,7 +347,13 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
             } else {
                 format!(",{nearest}")
             };
-            Ok((format!("nearest{}{rounding}", suffix("asymmetric")), false))
+            // torch's align_corners flag is for linear modes only: nearest spells it out.
+            let coord_suffix = if coord == "align_corners" {
+                "_align_corners".to_string()
+            } else {
+                suffix("asymmetric")
+            };
+            Ok((format!("nearest{coord_suffix}{rounding}"), false))
         }
         "linear" => {
             if rank != 4 {
@@ -307,6 +368,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                     | "asymmetric"
                     | "pytorch_half_pixel"
                     | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
             ) {
                 bail!("coordinate_transformation_mode '{coord}' is not supported in linear mode");
             }
@@ -315,9 +377,99 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
                 coord == "align_corners",
             ))
         }
-        "cubic" => bail!("cubic Resize is not supported"),
-        other => bail!("attribute 'mode' is '{other}'; expected nearest or linear"),
+        "cubic" => {
+            if rank != 4 {
+                bail!(
+                    "cubic Resize is supported for 4-D (N, C, H, W) data only; X has rank {rank}"
+                );
+            }
+            if !matches!(
+                coord,
+                "half_pixel"
+                    | "align_corners"
+                    | "asymmetric"
+                    | "pytorch_half_pixel"
+                    | "half_pixel_symmetric"
+                    | "tf_crop_and_resize"
+            ) {
+                bail!("coordinate_transformation_mode '{coord}' is not supported in cubic mode");
+            }
+            Ok((
+                format!("bicubic{}", suffix("half_pixel")),
+                coord == "align_corners",
+            ))
+        }
+        other => bail!("attribute 'mode' is '{other}'; expected nearest, linear or cubic"),
     }
+}
+
+/// tf_crop_and_resize's region of interest (input `roi`, a constant: starts then ends,
+/// for every axis or for `axes`) and `extrapolation_value`, after the mode string's
+/// `,`: `roi=s0:e0:s1:e1` for the spatial axes. Batch and channels must keep their whole
+/// extent, as only the spatial axes resize.
+fn crop_options(b: &Binder) -> Result<String> {
+    let rank = dims_of(&b.input_type(0, "X")?, "X")?.len();
+    let axes = match b.optional_ints("axes")? {
+        Some(a) => normalize_axes(&a, rank, "attribute 'axes'")?,
+        None => (0..rank).collect(),
+    };
+    await_constant(b, 1, "roi")?;
+    let Some(roi) = const_floats(b, 1, "roi")? else {
+        bail!("tf_crop_and_resize needs input 'roi'");
+    };
+    if roi.len() != 2 * axes.len() {
+        bail!(
+            "input 'roi' has {} values, but tf_crop_and_resize needs a start and an end for \
+             each of {} axes",
+            roi.len(),
+            axes.len()
+        );
+    }
+    let mut region = vec![(0.0, 1.0); rank];
+    for (k, &a) in axes.iter().enumerate() {
+        region[a] = (roi[k], roi[k + axes.len()]);
+    }
+    if let Some(d) = (0..rank.min(2)).find(|&d| region[d] != (0.0, 1.0)) {
+        bail!(
+            "input 'roi' crops dimension {d} to {:?}: only the spatial dimensions (2 and up) \
+             may be cropped",
+            region[d]
+        );
+    }
+    if let Some((s, e)) = region
+        .iter()
+        .find(|(s, e)| !s.is_finite() || !e.is_finite())
+    {
+        bail!("input 'roi' holds {s}..{e}, which is not finite");
+    }
+    let list: Vec<String> = region[2..]
+        .iter()
+        .map(|(s, e)| format!("{s}:{e}"))
+        .collect();
+    let mut options = format!(",roi={}", list.join(":"));
+    let value = b.float("extrapolation_value", 0.0)?;
+    if value != 0.0 {
+        options.push_str(&format!(",extrapolation_value={value}"));
+    }
+    Ok(options)
+}
+
+/// What torch's bicubic kernel (a = -0.75, every neighbour counted) cannot say, after
+/// the mode string's `,`: `cubic_coeff_a=A` and `exclude_outside`.
+fn cubic_options(a: f64, exclude_outside: i64) -> Result<String> {
+    if !a.is_finite() {
+        bail!("attribute 'cubic_coeff_a' is {a}, but must be a finite number");
+    }
+    let mut options = String::new();
+    if a != -0.75 {
+        options.push_str(&format!(",cubic_coeff_a={a}"));
+    }
+    match exclude_outside {
+        0 => {}
+        1 => options.push_str(",exclude_outside"),
+        other => bail!("attribute 'exclude_outside' is {other}, but must be 0 or 1"),
+    }
+    Ok(options)
 }
 
 /// Scales must be positive and leave the batch and channel dimensions alone; sizes
@@ -380,10 +532,28 @@ mod tests {
             m("linear", "asymmetric", ""),
             ("bilinear_asymmetric".into(), false)
         );
-        assert!(torch_mode("cubic", "half_pixel", "floor", 4).is_err());
-        assert!(torch_mode("nearest", "align_corners", "floor", 4).is_err());
+        assert_eq!(
+            m("cubic", "asymmetric", ""),
+            ("bicubic_asymmetric".into(), false)
+        );
+        assert!(torch_mode("cubic", "half_pixel", "floor", 3).is_err());
+        assert_eq!(cubic_options(-0.75, 0).unwrap(), "");
+        assert_eq!(
+            cubic_options(-0.5, 1).unwrap(),
+            ",cubic_coeff_a=-0.5,exclude_outside"
+        );
+        assert!(cubic_options(-0.5, 2).is_err());
+        assert_eq!(
+            m("nearest", "align_corners", "floor"),
+            ("nearest_align_corners".into(), false)
+        );
+        assert_eq!(
+            m("nearest", "tf_crop_and_resize", "floor"),
+            ("nearest_tf_crop_and_resize".into(), false)
+        );
+        assert!(torch_mode("nearest", "tf_half_pixel_for_nn", "floor", 4).is_err());
         assert!(torch_mode("linear", "half_pixel", "floor", 3).is_err());
-        assert!(torch_mode("linear", "tf_crop_and_resize", "floor", 4).is_err());
+        assert!(torch_mode("linear", "tf_half_pixel_for_nn", "floor", 4).is_err());
     }
 
     #[test]

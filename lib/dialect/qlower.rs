@@ -82,8 +82,13 @@ pub const LSTM: &str = "qlower.lstm";
 /// ONNX GRU; see `LSTM`.
 pub const GRU: &str = "qlower.gru";
 
+/// ONNX NonMaxSuppression, which no torch op expresses (torchvision's `nms` has no
+/// per-class limit, score threshold, centre-point boxes or flipped corners). Operands
+/// are listed in `kernels::ops::nms`.
+pub const NON_MAX_SUPPRESSION: &str = "qlower.non_max_suppression";
+
 /// The `torch.operator` names above.
-pub const PRIVATE_OPERATORS: &[&str] = &[LSTM, GRU];
+pub const PRIVATE_OPERATORS: &[&str] = &[LSTM, GRU, NON_MAX_SUPPRESSION];
 
 /// Whether a `torch.operator` name is one of qlower's own ops (not an ONNX op left
 /// unlowered).

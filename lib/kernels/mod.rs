@@ -95,6 +95,7 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     linalg::conv::lookup,
     ops::fill::lookup,
     linalg::matmul::lookup,
+    ops::nonzero::lookup,
     ops::norm::lookup,
     ops::layer_norm::lookup,
     ops::math::lookup,
@@ -117,6 +118,10 @@ pub fn lookup(name: &str) -> Option<Kernel> {
     // The recurrent layers are `torch.operator`s named `qlower.*` (see
     // `ops::recurrent`): torch has no op for ONNX's LSTM and GRU semantics.
     if let Some(k) = ops::recurrent::lookup(name) {
+        return Some(k);
+    }
+    // NonMaxSuppression is one too (see `ops::nms`).
+    if let Some(k) = ops::nms::lookup(name) {
         return Some(k);
     }
     let op = name.strip_prefix("torch.")?;

@@ -46,6 +46,8 @@ FAMILIES = [
     "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
     "min*", "max", "sum*", "argmax*", "argmin*", "top_k*", "cumsum*", "tril*", "triu*",
     "gather_elements*", "scatternd*", "einsum*",
+    # Layout and detection ops (issue 16).
+    "depthtospace*", "spacetodepth*", "nonzero*", "nonmaxsuppression*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

@@ -18,6 +18,7 @@ mod constant;
 mod contrib;
 mod conv_pool;
 mod ctx;
+mod detection;
 mod dims;
 mod einsum;
 mod elementwise;
@@ -128,6 +129,7 @@ pub(crate) fn register(r: &mut Registry) {
     contrib::register(r);
     recurrent::register(r);
     einsum::register(r);
+    detection::register(r);
 }
 
 #[cfg(test)]

@@ -64,6 +64,53 @@ fn float_input(ctx: &Ctx, i: usize) -> Option<Option<Vec<f64>>> {
     }
 }
 
+/// Resize-18's `keep_aspect_ratio_policy`: one scale for every resized axis, the
+/// smallest (`not_larger`) or largest (`not_smaller`) of `sizes[i] / input[i]`, and
+/// each such axis becomes `round(scale · input[i])`, in f32 as ONNX Runtime computes it.
+/// The conversion reads these sizes from the result type, so this rule is where they
+/// are decided.
+fn keep_aspect_ratio(
+    input: &[Dim],
+    axes: &[usize],
+    sizes: &[i64],
+    policy: &str,
+) -> Result<Vec<Dim>> {
+    let pick = match policy {
+        "not_larger" => f32::min,
+        "not_smaller" => f32::max,
+        other => bail!(
+            "attribute 'keep_aspect_ratio_policy' is '{other}', but must be stretch, \
+             not_larger or not_smaller"
+        ),
+    };
+    let mut out = input.to_vec();
+    let ratios: Option<Vec<f32>> = axes
+        .iter()
+        .zip(sizes)
+        .map(|(&a, &s)| {
+            let d = input.get(a).copied().flatten()?;
+            (d > 0).then(|| s as f32 / d as f32)
+        })
+        .collect();
+    let Some(scale) = ratios.and_then(|r| r.into_iter().reduce(pick)) else {
+        for &a in axes {
+            if let Some(slot) = out.get_mut(a) {
+                *slot = None;
+            }
+        }
+        return Ok(out);
+    };
+    for &a in axes {
+        if let Some(slot) = out.get_mut(a) {
+            *slot = slot.and_then(|d| {
+                let v = (scale * d as f32).round();
+                (v.is_finite() && v >= 0.0 && v < i64::MAX as f32).then_some(v as i64)
+            });
+        }
+    }
+    Ok(out)
+}
+
 fn resize(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
     let Some(input) = ctx.shape(0) else {
@@ -106,11 +153,10 @@ fn resize(ctx: &Ctx) -> Result<Vec<Inferred>> {
         if let Some(bad) = sizes.iter().find(|&&s| s < 0) {
             bail!("input 'sizes' holds {bad}, but sizes must be 0 or more");
         }
-        // The other policies rescale to keep the aspect ratio; their rounding is left
-        // to the declared types.
         let policy = ctx.attrs().string("keep_aspect_ratio_policy", "stretch")?;
         if ctx.opset >= 18 && policy != "stretch" {
-            return Ok(vec![Inferred::of(dtype, Some(unknown_axes()))]);
+            let out = keep_aspect_ratio(&input, &axes, &sizes, &policy)?;
+            return Ok(vec![Inferred::of(dtype, Some(out))]);
         }
         let mut out = input.clone();
         for (&a, &s) in axes.iter().zip(&sizes) {
@@ -190,6 +236,35 @@ mod tests {
             Some(In::ints(&[4], &[1, 3, 64, 64])),
         ];
         assert_eq!(out_ty(&n, 11, &ins), ty(DType::F32, &[1, 3, 64, 64]));
+    }
+
+    #[test]
+    fn aspect_keeping_policies_use_one_scale_and_round() {
+        let ins = [
+            Some(In::new(DType::F32, &[1, 1, 2, 4])),
+            None,
+            None,
+            Some(In::ints(&[2], &[3, 5])),
+        ];
+        let n = |policy| {
+            N::new("Resize", &["X", "", "", "sizes"], 1)
+                .ints("axes", &[2, 3])
+                .string("keep_aspect_ratio_policy", policy)
+        };
+        // min(3/2, 5/4) = 1.25: 2.5 rounds to 3, 5 stays; max is 1.5: 3 and 6.
+        assert_eq!(
+            out_ty(&n("not_larger"), 18, &ins),
+            ty(DType::F32, &[1, 1, 3, 5])
+        );
+        assert_eq!(
+            out_ty(&n("not_smaller"), 18, &ins),
+            ty(DType::F32, &[1, 1, 3, 6])
+        );
+        assert_eq!(
+            err(&n("fit"), 18, &ins),
+            "attribute 'keep_aspect_ratio_policy' is 'fit', but must be stretch, not_larger or \
+             not_smaller"
+        );
     }
 
     #[test]

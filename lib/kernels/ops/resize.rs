@@ -1,12 +1,16 @@
 //! `__interpolate.size_list_scale_list`, as the Resize lowering emits it: the mode
 //! string carries ONNX's coordinate transformation after `_` and the nearest rounding
-//! after `,` (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`). The
+//! after `,` (`nearest_half_pixel,round_prefer_floor`, `bilinear_asymmetric`; bicubic's
+//! options there are read in `cubic_options`). The
 //! arithmetic is ONNX Resize's, in f32 as ONNX Runtime does it: each output coordinate
 //! maps back to an input coordinate, which nearest mode rounds and clamps into the
 //! input, and bilinear mode clamps and interpolates between its two neighbours.
 
 use anyhow::{Context as _, Result, bail};
 
+use super::resize_antialias::{Filter, antialiased};
+use super::resize_crop::{axis_coords, extrapolate, split_options};
+use super::resize_cubic::{Cubic, bicubic};
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::data::{Prec, from_f64, gather};
 use crate::kernels::tensor::dtype::DType;
@@ -22,7 +26,12 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Coord {
+pub(super) enum Coord {
+    /// The region of interest of one axis, as fractions of it (see `resize_crop`).
+    TfCropAndResize {
+        start: f64,
+        end: f64,
+    },
     HalfPixel,
     Asymmetric,
     PytorchHalfPixel,
@@ -42,6 +51,7 @@ enum Rounding {
 enum Mode {
     Nearest(Rounding),
     Bilinear,
+    Bicubic(Cubic),
 }
 
 /// Reads the mode string and `align_corners`.
@@ -57,8 +67,10 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
         (rest, Coord::Asymmetric)
     } else if let Some(rest) = head.strip_prefix("bilinear") {
         (rest, Coord::HalfPixel)
+    } else if let Some(rest) = head.strip_prefix("bicubic") {
+        (rest, Coord::HalfPixel)
     } else {
-        bail!("interpolation mode '{mode}' is not supported (nearest or bilinear)");
+        bail!("interpolation mode '{mode}' is not supported (nearest, bilinear or bicubic)");
     };
     let coord = match base {
         "" if align_corners => Coord::AlignCorners,
@@ -68,6 +80,11 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
         "_pytorch_half_pixel" => Coord::PytorchHalfPixel,
         "_align_corners" => Coord::AlignCorners,
         "_half_pixel_symmetric" => Coord::HalfPixelSymmetric,
+        // The region comes from the mode string's options (`resize_crop`).
+        "_tf_crop_and_resize" => Coord::TfCropAndResize {
+            start: 0.0,
+            end: 1.0,
+        },
         other => bail!("coordinate transformation '{other}' of mode '{mode}' is not supported"),
     };
     let m = if head.starts_with("nearest") {
@@ -78,6 +95,8 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
             Some("round_prefer_ceil") => Rounding::PreferCeil,
             Some(other) => bail!("nearest rounding '{other}' is not supported"),
         })
+    } else if head.starts_with("bicubic") {
+        Mode::Bicubic(cubic_options(mode, rounding)?)
     } else {
         if rounding.is_some() {
             bail!("mode '{mode}': only nearest modes take a rounding");
@@ -87,9 +106,31 @@ fn parse_mode(mode: &str, align_corners: bool) -> Result<(Mode, Coord)> {
     Ok((m, coord))
 }
 
+/// Bicubic's options after the first `,`, each itself `,`-separated: torch's kernel
+/// (`a` -0.75, every neighbour counted) unless `cubic_coeff_a=A` or `exclude_outside`
+/// say otherwise (ONNX Resize's attributes of those names).
+fn cubic_options(mode: &str, options: Option<&str>) -> Result<Cubic> {
+    let mut k = Cubic {
+        a: -0.75,
+        exclude_outside: false,
+    };
+    for option in options.into_iter().flat_map(|o| o.split(',')) {
+        if option == "exclude_outside" {
+            k.exclude_outside = true;
+        } else if let Some(a) = option.strip_prefix("cubic_coeff_a=") {
+            k.a = a
+                .parse()
+                .with_context(|| format!("mode '{mode}': cubic_coeff_a '{a}' is not a number"))?;
+        } else {
+            bail!("mode '{mode}': bicubic option '{option}' is not supported");
+        }
+    }
+    Ok(k)
+}
+
 /// The input coordinate (f32 arithmetic) of output coordinate `x` along an axis
 /// resized from `input` to `output` positions with `scale`.
-fn original(x: usize, scale: f64, input: usize, output: usize, coord: Coord) -> f64 {
+pub(super) fn original(x: usize, scale: f64, input: usize, output: usize, coord: Coord) -> f64 {
     let p = Prec(DType::F32);
     let x = x as f64;
     let half_pixel = || p.round(p.round(p.round(x + 0.5) / scale) - 0.5);
@@ -100,6 +141,16 @@ fn original(x: usize, scale: f64, input: usize, output: usize, coord: Coord) -> 
         Coord::PytorchHalfPixel => 0.0,
         Coord::AlignCorners if output == 1 => 0.0,
         Coord::AlignCorners => p.round(p.round(x * (input as f64 - 1.0)) / (output as f64 - 1.0)),
+        Coord::TfCropAndResize { start, end } if output > 1 => {
+            let span = p.round(input as f64 - 1.0);
+            let offset = p.round(start * span);
+            p.round(
+                offset + p.round(p.round(x * p.round(end - start)) * span / (output as f64 - 1.0)),
+            )
+        }
+        Coord::TfCropAndResize { start, end } => {
+            p.round(p.round(0.5 * p.round(start + end)) * (input as f64 - 1.0))
+        }
         Coord::HalfPixelSymmetric => {
             let adjustment = p.round(output as f64 / p.round(scale * input as f64));
             let center = p.round(input as f64 / 2.0);
@@ -185,13 +236,13 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
         Some(_) => args::boolean(c, 4)?,
         None => false,
     };
-    if args::opt(c, 6).is_some() && args::boolean(c, 6)? {
-        bail!("antialiased interpolation is not supported");
-    }
-    let (mode, coord) = parse_mode(args::string(c, 3)?, align_corners)?;
+    let antialias = args::opt(c, 6).is_some() && args::boolean(c, 6)?;
+    let (mode, crop) = split_options(args::string(c, 3)?)?;
+    let (mode, coord) = parse_mode(&mode, align_corners)?;
     let planes: usize = result_count(&x.shape[..2])?;
     let input = x.shape[2..].to_vec();
     let (output, scales) = target(c, &input)?;
+    let coords = axis_coords(coord, &crop, &input, &output)?;
     if input.contains(&0) && !output.iter().all(|&o| o == 0) {
         bail!("interpolation of an empty input to {output:?}");
     }
@@ -210,7 +261,7 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
                 .map(|i| {
                     (0..output[i])
                         .map(|o| {
-                            let at = original(o, scales[i], input[i], output[i], coord);
+                            let at = original(o, scales[i], input[i], output[i], coords[i]);
                             nearest_index(at, rounding, input[i])
                         })
                         .collect()
@@ -225,8 +276,28 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
             }
             gather(&x.data, &indices)
         }
-        Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, coord)?,
+        // Antialiasing only changes linear and cubic sampling (ONNX ignores it for
+        // nearest), and only along axes that shrink; growing axes get the same
+        // weights as without it, but the plain kernels keep their exact arithmetic.
+        Mode::Bilinear | Mode::Bicubic(_) if antialias && scales.iter().any(|&s| s < 1.0) => {
+            let filter = match mode {
+                Mode::Bicubic(k) => Filter::Cubic(k),
+                _ => Filter::Linear,
+            };
+            antialiased(x, planes, &input, &output, &scales, &coords, filter)?
+        }
+        Mode::Bilinear => bilinear(x, planes, &input, &output, &scales, &coords)?,
+        Mode::Bicubic(k) => bicubic(x, planes, &input, &output, &scales, &coords, k)?,
     };
+    let data = extrapolate(
+        data,
+        planes,
+        &input,
+        &output,
+        &scales,
+        &coords,
+        crop.extrapolation,
+    );
     args::ret(c, Tensor::new(shape, data)?)
 }
 
@@ -266,7 +337,7 @@ fn bilinear(
     input: &[usize],
     output: &[usize],
     scales: &[f64],
-    coord: Coord,
+    coords: &[Coord],
 ) -> Result<crate::kernels::tensor::Data> {
     let dtype = x.data.dtype();
     if input.len() != 2 || dtype != DType::F32 {
@@ -278,10 +349,10 @@ fn bilinear(
     }
     let p = Prec(dtype);
     let rows: Vec<Taps> = (0..output[0])
-        .map(|o| linear_taps(o, scales[0], input[0], output[0], coord))
+        .map(|o| linear_taps(o, scales[0], input[0], output[0], coords[0]))
         .collect();
     let cols: Vec<Taps> = (0..output[1])
-        .map(|o| linear_taps(o, scales[1], input[1], output[1], coord))
+        .map(|o| linear_taps(o, scales[1], input[1], output[1], coords[1]))
         .collect();
     let v = x.data.to_f64();
     let (h, w) = (input[0], input[1]);
@@ -350,7 +421,22 @@ mod tests {
             parse_mode("bilinear_pytorch_half_pixel", false).unwrap(),
             (Mode::Bilinear, Coord::PytorchHalfPixel)
         );
-        assert!(parse_mode("bicubic", false).is_err());
+        let cubic = |a, exclude_outside| Mode::Bicubic(Cubic { a, exclude_outside });
+        assert_eq!(
+            parse_mode("bicubic", false).unwrap(),
+            (cubic(-0.75, false), Coord::HalfPixel)
+        );
+        assert_eq!(
+            parse_mode(
+                "bicubic_asymmetric,cubic_coeff_a=-0.5,exclude_outside",
+                false
+            )
+            .unwrap(),
+            (cubic(-0.5, true), Coord::Asymmetric)
+        );
+        assert!(parse_mode("bicubic,cubic_coeff_a=x", false).is_err());
+        assert!(parse_mode("bicubic,round_prefer_floor", false).is_err());
+        assert!(parse_mode("bitrilinear", false).is_err());
         assert!(parse_mode("nearest_half_pixel,round", false).is_err());
     }
 

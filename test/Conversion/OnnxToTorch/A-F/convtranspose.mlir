@@ -105,3 +105,20 @@ func.func @test_convtranspose_3d(%x: !torch.vtensor<[1,1,3,4,5],f32>, %w: !torch
 // CHECK: %[[Y:.+]] = "torch.aten.convolution"(%arg0, %arg1, {{.*}} -> !torch.vtensor<[1,2,5,6,7],f32>
 // CHECK-NEXT: return %[[Y]]
 // CHECK-NOT: torch.operator
+
+// output_shape [10, 8] one longer than the full sizes [9, 7]: as ONNX Runtime, the end
+// grows by one (bias only), which torch's output_padding says.
+// CHECK-LABEL: func.func @test_convtranspose_output_shape_longer(
+func.func @test_convtranspose_output_shape_longer(%x: !torch.vtensor<[1,1,3,3],f32>, %w: !torch.vtensor<[1,2,3,3],f32>) -> !torch.vtensor<[1,2,10,8],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
+  %0 = "torch.operator"(%x, %w) {name = "onnx.ConvTranspose", torch.onnx.strides = [3 : si64, 2 : si64], torch.onnx.output_shape = [10 : si64, 8 : si64]} : (!torch.vtensor<[1,1,3,3],f32>, !torch.vtensor<[1,2,3,3],f32>) -> !torch.vtensor<[1,2,10,8],f32>
+  return %0 : !torch.vtensor<[1,2,10,8],f32>
+}
+// CHECK: %[[P0:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[P1:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[PADS:.+]] = "torch.prim.ListConstruct"(%[[P0]], %[[P1]])
+// CHECK: "torch.constant.bool"() {value = true}
+// CHECK: %[[O0:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[O1:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[OUTPAD:.+]] = "torch.prim.ListConstruct"(%[[O0]], %[[O1]])
+// CHECK: %[[CONV:.+]] = "torch.aten.convolution"(%arg0, %arg1, %{{.+}}, %{{.+}}, %[[PADS]], %{{.+}}, %{{.+}}, %[[OUTPAD]], {{.*}} -> !torch.vtensor<[1,2,10,8],f32>
+// CHECK: return %[[CONV]]

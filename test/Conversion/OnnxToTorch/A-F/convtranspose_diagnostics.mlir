@@ -18,7 +18,7 @@ func.func @output_padding(%x: !torch.vtensor<[1,1,3,3],f32>, %w: !torch.vtensor<
 
 // -----
 
-// CHECK: error: node 'ct_shape' (ConvTranspose): attribute 'output_shape' asks for 12 elements along spatial axis 0, more than the 7 the transposed convolution gives
+// CHECK: error: node 'ct_shape' (ConvTranspose): attribute 'output_shape' asks for 5 more elements along spatial axis 0 than the transposed convolution gives, but output_padding and these must stay below the stride 2
 func.func @output_shape(%x: !torch.vtensor<[1,1,3,3],f32>, %w: !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtensor<[1,1,12,7],f32> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = "torch.operator"(%x, %w) {name = "onnx.ConvTranspose", torch.onnx.strides = [2 : si64, 2 : si64], torch.onnx.output_shape = [12 : si64, 7 : si64]} : (!torch.vtensor<[1,1,3,3],f32>, !torch.vtensor<[1,1,3,3],f32>) -> !torch.vtensor<[1,1,12,7],f32> loc("ct_shape")
   return %0 : !torch.vtensor<[1,1,12,7],f32>

@@ -161,3 +161,76 @@ func.func @test_resize_run_time_sizes(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg
 // CHECK: %[[W:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
 // CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]]) : (!torch.int, !torch.int) -> !torch.list<int>
 // CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], {{.*}}) : (!torch.vtensor<[1,3,4,4],f32>, !torch.list<int>, !torch.none, {{.*}}) -> !torch.vtensor<[1,3,?,?],f32>
+
+// Cubic: torch's bicubic mode, with ONNX's cubic_coeff_a and exclude_outside after `,`
+// when they differ from torch's kernel.
+// CHECK-LABEL: func.func @test_resize_cubic_a_exclude_outside(
+func.func @test_resize_cubic_a_exclude_outside(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "cubic", torch.onnx.cubic_coeff_a = -5.000000e-01 : f32, torch.onnx.exclude_outside = 1 : si64} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,8,8],f32>
+  return %0 : !torch.vtensor<[1,1,8,8],f32>
+}
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bicubic,cubic_coeff_a=-0.5,exclude_outside"} : () -> !torch.str
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %{{.+}}, %[[MODE]], %[[ALIGN]], %{{.+}}, %{{.+}}) : {{.*}} -> !torch.vtensor<[1,1,8,8],f32>
+
+// Cubic with align_corners and the defaults: torch's align_corners flag.
+// CHECK-LABEL: func.func @test_resize_cubic_align_corners(
+func.func @test_resize_cubic_align_corners(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "cubic", torch.onnx.coordinate_transformation_mode = "align_corners"} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,8,8],f32>
+  return %0 : !torch.vtensor<[1,1,8,8],f32>
+}
+// CHECK: "torch.constant.str"() {value = "bicubic"} : () -> !torch.str
+// CHECK: "torch.constant.bool"() {value = true}
+
+// Nearest with align_corners: spelled in the mode string, torch's flag stays false.
+// CHECK-LABEL: func.func @test_resize_nearest_align_corners(
+func.func @test_resize_nearest_align_corners(%arg0: !torch.vtensor<[1,1,2,2],f32>) -> !torch.vtensor<[1,1,8,8],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1, 1, 8, 8]> : tensor<4xsi64>} : () -> !torch.vtensor<[4],si64>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.coordinate_transformation_mode = "align_corners", torch.onnx.nearest_mode = "floor"} : (!torch.vtensor<[1,1,2,2],f32>, !torch.none, !torch.none, !torch.vtensor<[4],si64>) -> !torch.vtensor<[1,1,8,8],f32>
+  return %0 : !torch.vtensor<[1,1,8,8],f32>
+}
+// CHECK: "torch.constant.str"() {value = "nearest_align_corners"} : () -> !torch.str
+// CHECK: "torch.constant.bool"() {value = false}
+
+// keep_aspect_ratio_policy: the sizes come from the result type, which shape inference
+// computed with the policy's single scale (here min(3/2, 5/4) = 1.25: 2 → 3 (2.5 rounded), 4 → 5).
+// CHECK-LABEL: func.func @test_resize_not_larger(
+func.func @test_resize_not_larger(%arg0: !torch.vtensor<[1,1,2,4],f32>, %arg1: !torch.vtensor<[2],si64>) -> !torch.vtensor<[1,1,3,5],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "nearest", torch.onnx.axes = [2 : si64, 3 : si64], torch.onnx.keep_aspect_ratio_policy = "not_larger"} : (!torch.vtensor<[1,1,2,4],f32>, !torch.none, !torch.none, !torch.vtensor<[2],si64>) -> !torch.vtensor<[1,1,3,5],f32>
+  return %0 : !torch.vtensor<[1,1,3,5],f32>
+}
+// CHECK: %[[H:.+]] = "torch.constant.int"() {value = 3 : i64}
+// CHECK: %[[W:.+]] = "torch.constant.int"() {value = 5 : i64}
+// CHECK: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[H]], %[[W]])
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %[[SIZES]], {{.*}} -> !torch.vtensor<[1,1,3,5],f32>
+
+// Resize-18's antialias: torch's antialias operand.
+// CHECK-LABEL: func.func @test_resize_linear_antialias(
+func.func @test_resize_linear_antialias(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,2,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 0.6, 0.6]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.antialias = 1 : si64} : (!torch.vtensor<[1,1,4,4],f32>, !torch.none, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,1,2,2],f32>
+  return %0 : !torch.vtensor<[1,1,2,2],f32>
+}
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bilinear"} : () -> !torch.str
+// CHECK: %[[ALIGN:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: %[[AA:.+]] = "torch.constant.bool"() {value = true}
+// CHECK: "torch.aten.__interpolate.size_list_scale_list"(%arg0, %{{.+}}, %{{.+}}, %[[MODE]], %[[ALIGN]], %{{.+}}, %[[AA]]) : {{.*}} -> !torch.vtensor<[1,1,2,2],f32>
+
+// tf_crop_and_resize: the spatial axes' region of interest (from the constant roi, for
+// `axes`) and extrapolation_value ride in the mode string after `,`.
+// CHECK-LABEL: func.func @test_resize_tf_crop_and_resize(
+func.func @test_resize_tf_crop_and_resize(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> !torch.vtensor<[1,1,3,3],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %roi = "torch.vtensor.literal"() {value = dense<[0.6, 0.4, 0.8, 0.6]> : tensor<4xf32>} : () -> !torch.vtensor<[4],f32>
+  %sizes = "torch.vtensor.literal"() {value = dense<[3, 3]> : tensor<2xsi64>} : () -> !torch.vtensor<[2],si64>
+  %0 = "torch.operator"(%arg0, %roi, %n, %sizes) {name = "onnx.Resize", torch.onnx.mode = "linear", torch.onnx.axes = [3 : si64, 2 : si64], torch.onnx.coordinate_transformation_mode = "tf_crop_and_resize", torch.onnx.extrapolation_value = 1.000000e+01 : f32} : (!torch.vtensor<[1,1,4,4],f32>, !torch.vtensor<[4],f32>, !torch.none, !torch.vtensor<[2],si64>) -> !torch.vtensor<[1,1,3,3],f32>
+  return %0 : !torch.vtensor<[1,1,3,3],f32>
+}
+// CHECK: "torch.constant.str"() {value = "bilinear_tf_crop_and_resize,roi=0.4000000059604645:0.6000000238418579:0.6000000238418579:0.800000011920929,extrapolation_value=10"} : () -> !torch.str
