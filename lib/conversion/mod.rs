@@ -15,6 +15,7 @@ mod einsum;
 mod elementwise;
 mod expand_tile;
 mod gather_slice;
+mod group_norm;
 mod index_ops;
 mod integer_ops;
 mod layer_norm;
@@ -38,7 +39,9 @@ mod runtime_ints;
 mod shape_ops;
 mod shape_util;
 mod simple_ops;
+mod smooth_activations;
 mod softmax;
+mod trigonometry;
 mod window;
 
 use std::collections::BTreeMap;
@@ -84,6 +87,9 @@ pub(crate) fn register(r: &mut Registry) {
     arg_topk::register(r);
     index_ops::register(r);
     einsum::register(r);
+    smooth_activations::register(r);
+    trigonometry::register(r);
+    group_norm::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

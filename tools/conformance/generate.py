@@ -46,6 +46,11 @@ FAMILIES = [
     "where*", "equal*", "less*", "greater*", "not*", "and*", "or*", "xor*",
     "min*", "max", "sum*", "argmax*", "argmin*", "top_k*", "cumsum*", "tril*", "triu*",
     "gather_elements*", "scatternd*", "einsum*",
+    # Activations, trigonometry and normalizations (issue 16).
+    "mish*", "softplus*", "softsign*", "elu", "selu*", "celu*", "thresholdedrelu*",
+    "prelu*", "cos*", "sin*", "tan*", "acos*", "asin*", "atan*", "isnan*", "isinf*",
+    "instancenorm*", "group_normalization*", "dropout*", "size", "lrn*", "mvn*",
+    "reduce_log_sum*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.
