@@ -20,6 +20,7 @@ mod index_ops;
 mod integer_ops;
 mod layer_norm;
 mod logic;
+mod lrn_mvn;
 mod math_ops;
 mod matmul;
 mod microsoft;
@@ -90,6 +91,7 @@ pub(crate) fn register(r: &mut Registry) {
     smooth_activations::register(r);
     trigonometry::register(r);
     group_norm::register(r);
+    lrn_mvn::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

@@ -113,6 +113,7 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::smooth::lookup,
     ops::trig::lookup,
     ops::group_norm::lookup,
+    ops::logsumexp::lookup,
 ];
 
 /// The kernel for op `name` (e.g. `torch.aten.convolution`), if the backend has one.

@@ -14,6 +14,7 @@ pub mod erf;
 pub mod fill;
 pub mod group_norm;
 pub mod layer_norm;
+pub mod logsumexp;
 pub mod math;
 pub mod norm;
 pub mod pad;
