@@ -41,7 +41,7 @@ fn float_input<'c, 'a>(b: &Binder<'c, 'a>, name: &str) -> Result<Value<'c, 'a>> 
     if let Some(d) = ty.dtype
         && !d.is_float()
     {
-        bail!("input {name} is {ty}, expected a float tensor");
+        bail!("input '{name}' is {ty}, expected a float tensor");
     }
     b.input(0, name)
 }
