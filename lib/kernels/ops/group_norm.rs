@@ -77,6 +77,10 @@ fn normalize(
     stats: Stats,
 ) -> Result<Vec<Value>> {
     let channels = x.shape[1];
+    if groups == 0 {
+        // No channels (instance_norm's one group per channel): nothing to normalize.
+        return args::ret(c, x.clone());
+    }
     let spatial: usize = x.shape[2..].iter().product();
     let per_group = channels / groups;
     let group_len = per_group * spatial;
@@ -224,5 +228,11 @@ mod tests {
         assert_eq!(y, want);
         let short = [f32s(&[3], &[1.0, 2.0, 3.0]), Value::None];
         assert!(run1("aten.instance_norm", &short, unknown()).is_err());
+        let mut empty = args.to_vec();
+        empty[0] = f32s(&[1, 0, 2], &[]);
+        empty[1] = Value::None;
+        empty[2] = Value::None;
+        let t = run1("aten.instance_norm", &empty, unknown()).unwrap();
+        assert_eq!(t.shape, vec![1, 0, 2]);
     }
 }
