@@ -20,6 +20,7 @@ mod index_ops;
 mod integer_ops;
 mod layer_norm;
 mod logic;
+mod lp_normalization;
 mod lrn_mvn;
 mod math_ops;
 mod matmul;
@@ -92,6 +93,7 @@ pub(crate) fn register(r: &mut Registry) {
     trigonometry::register(r);
     group_norm::register(r);
     lrn_mvn::register(r);
+    lp_normalization::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

@@ -1,6 +1,6 @@
 //! The activations beyond the ReLU family: Mish, Softplus, Softsign, Elu, Selu, Celu,
-//! ThresholdedRelu and PRelu. Each is the torch op with ONNX's formula where torch has
-//! one (`mish`, `softplus`, `elu`, `celu`, `threshold`), else that formula spelled out
+//! ThresholdedRelu, PRelu, Shrink and Swish. Each is the torch op with ONNX's formula where torch has
+//! one (`mish`, `softplus`, `elu`, `celu`, `threshold`, `silu`), else that formula spelled out
 //! with torch's element-wise ops.
 
 use anyhow::{Result, bail};
@@ -22,6 +22,8 @@ pub fn register(r: &mut Registry) {
     r.on_op("Celu", 12, celu);
     r.on_op("ThresholdedRelu", 10, thresholded_relu);
     r.on_op("PRelu", 7, prelu);
+    r.on_op("Shrink", 9, shrink);
+    r.on_op("Swish", 24, swish);
 }
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
@@ -176,4 +178,38 @@ fn check_slope(x: &TensorType, slope: &TensorType) -> Result<()> {
         bail!("input slope is {slope}, which does not broadcast onto input X {x}");
     }
     Ok(())
+}
+
+/// x + bias below -lambd, x - bias above lambd, else 0:
+/// `where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))`.
+fn shrink<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let (x, result) = float_input(b, "input")?;
+    let bias = b.float("bias", 0.0)?;
+    let lambd = b.float("lambd", 0.5)?;
+    let mask_type = result.with_dtype(DType::Bool);
+    let below = t.aten_tensor("lt.Scalar", &[x, t.float(-lambd)?], &mask_type)?;
+    let above = t.aten_tensor("gt.Scalar", &[x, t.float(lambd)?], &mask_type)?;
+    let one = t.int(1)?;
+    let raised = t.aten_tensor("add.Scalar", &[x, t.float(bias)?, one], &result)?;
+    let lowered = t.aten_tensor("sub.Scalar", &[x, t.float(bias)?, one], &result)?;
+    let none = t.none()?;
+    let zero = t.aten_tensor("zeros_like", &[x, none, none, none, none, none], &result)?;
+    let upper = t.aten_tensor("where.self", &[above, lowered, zero], &result)?;
+    Ok(vec![t.aten_tensor(
+        "where.self",
+        &[below, raised, upper],
+        &result,
+    )?])
+}
+
+/// `x · sigmoid(alpha · x)`: torch's `silu` when alpha is 1, else spelled out.
+fn swish<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let (x, result) = float_input(b, "X")?;
+    let alpha = b.float("alpha", 1.0)?;
+    if alpha == 1.0 {
+        return Ok(vec![t.aten_tensor("silu", &[x], &result)?]);
+    }
+    let scaled = t.aten_tensor("mul.Scalar", &[x, t.float(alpha)?], &result)?;
+    let gate = t.aten_tensor("sigmoid", &[scaled], &result)?;
+    Ok(vec![t.aten_tensor("mul.Tensor", &[x, gate], &result)?])
 }

@@ -50,7 +50,7 @@ FAMILIES = [
     "mish*", "softplus*", "softsign*", "elu", "selu*", "celu*", "thresholdedrelu*",
     "prelu*", "cos*", "sin*", "tan*", "acos*", "asin*", "atan*", "isnan*", "isinf*",
     "instancenorm*", "group_normalization*", "dropout*", "size", "lrn*", "mvn*",
-    "reduce_log_sum*",
+    "reduce_log_sum*", "shrink*", "swish*", "lpnormalization*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

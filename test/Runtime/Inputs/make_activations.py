@@ -1,13 +1,13 @@
 """Generates the model, inputs and expected outputs of activations_normalizations.test:
 one node of each activation, trigonometric function, normalization and log reduction
-that issue 16 added, run by ONNX Runtime and by qlower.
+that issue 16 added (but Swish, of opset 24), run by ONNX Runtime and by qlower.
 
 Run with the test venv's Python after building qlower:
 `.venv/bin/python test/Runtime/Inputs/make_activations.py target/debug/qlower`.
 
-Where qlower's output equals ONNX Runtime's byte for byte (the piecewise-linear ops,
-the predicates, Dropout, Size, and Elu/Celu/ReduceLogSum on these inputs) the expected
-file is ONNX Runtime's. The others are transcendental or normalize: qlower evaluates
+Where qlower's output equals ONNX Runtime's byte for byte (the piecewise-linear ops
+and Shrink, the predicates, Dropout, Size, and Elu, Celu, LpNormalization and
+ReduceLogSum on these inputs) the expected file is ONNX Runtime's. The others are transcendental or normalize: qlower evaluates
 them in f64 and rounds once, ONNX Runtime in f32 with its own approximations, so they
 differ in the last bits. Their expected file is qlower's output, written only after
 this script has checked it against ONNX Runtime's: within 16 ulps, or 1e-6 absolute
@@ -71,6 +71,8 @@ def model():
     node("GroupNormalization", ["xf", "scale", "bias"], ["y_groupnorm"], num_groups=2)
     node("LRN", ["xf"], ["y_lrn"], size=3, alpha=0.001, beta=0.75, bias=2.0)
     node("MeanVarianceNormalization", ["xf"], ["y_mvn"])
+    node("LpNormalization", ["xf"], ["y_lpnorm"], axis=1, p=2)
+    node("Shrink", ["xf"], ["y_shrink"], bias=0.5, lambd=1.0)
     node("Dropout", ["xf"], ["y_dropout", "y_mask"], dtypes=(T.FLOAT, T.BOOL),
          shapes=(SHAPE, SHAPE))
     node("Size", ["xf"], ["y_size"], dtypes=(T.INT64,), shapes=([],))

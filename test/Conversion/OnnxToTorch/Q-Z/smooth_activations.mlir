@@ -103,3 +103,39 @@ func.func @test_prelu_last_axis(%arg0: !torch.vtensor<[?,5],f32>, %arg1: !torch.
 }
 // CHECK: "torch.aten.mul.Tensor"(%arg0, %arg1) : (!torch.vtensor<[?,5],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[?,5],f32>
 // CHECK: "torch.aten.where.self"
+
+// Shrink: x + bias below -lambd, x - bias above lambd, else 0.
+// CHECK-LABEL: func.func @test_shrink(
+func.func @test_shrink(%arg0: !torch.vtensor<[5],f32>) -> !torch.vtensor<[5],f32> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Shrink", torch.onnx.bias = 1.500000e+00 : f32, torch.onnx.lambd = 1.500000e+00 : f32} : (!torch.vtensor<[5],f32>) -> !torch.vtensor<[5],f32>
+  return %0 : !torch.vtensor<[5],f32>
+}
+// CHECK: %[[NEG:.+]] = "torch.constant.float"() {value = -1.500000e+00 : f64}
+// CHECK: %[[BELOW:.+]] = "torch.aten.lt.Scalar"(%arg0, %[[NEG]]) : (!torch.vtensor<[5],f32>, !torch.float) -> !torch.vtensor<[5],i1>
+// CHECK: %[[ABOVE:.+]] = "torch.aten.gt.Scalar"(%arg0, %{{.+}}) : (!torch.vtensor<[5],f32>, !torch.float) -> !torch.vtensor<[5],i1>
+// CHECK: %[[RAISED:.+]] = "torch.aten.add.Scalar"(%arg0, %{{.+}}, %{{.+}})
+// CHECK: %[[LOWERED:.+]] = "torch.aten.sub.Scalar"(%arg0, %{{.+}}, %{{.+}})
+// CHECK: %[[ZERO:.+]] = "torch.aten.zeros_like"(%arg0,
+// CHECK: %[[UPPER:.+]] = "torch.aten.where.self"(%[[ABOVE]], %[[LOWERED]], %[[ZERO]])
+// CHECK: %[[Y:.+]] = "torch.aten.where.self"(%[[BELOW]], %[[RAISED]], %[[UPPER]]) : (!torch.vtensor<[5],i1>, !torch.vtensor<[5],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[5],f32>
+// CHECK: return %[[Y]]
+
+// Swish with alpha 1 is torch's silu; another alpha scales x inside the sigmoid.
+// CHECK-LABEL: func.func @test_swish(
+func.func @test_swish(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 24 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Swish"} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+// CHECK: %[[Y:.+]] = "torch.aten.silu"(%arg0) : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+// CHECK: return %[[Y]]
+
+// CHECK-LABEL: func.func @test_swish_alpha(
+func.func @test_swish_alpha(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> attributes {torch.onnx_meta.opset_version = 24 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Swish", torch.onnx.alpha = 2.000000e+00 : f32} : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+// CHECK: %[[ALPHA:.+]] = "torch.constant.float"() {value = 2.000000e+00 : f64}
+// CHECK: %[[SCALED:.+]] = "torch.aten.mul.Scalar"(%arg0, %[[ALPHA]])
+// CHECK: %[[GATE:.+]] = "torch.aten.sigmoid"(%[[SCALED]])
+// CHECK: %[[Y:.+]] = "torch.aten.mul.Tensor"(%arg0, %[[GATE]])
+// CHECK: return %[[Y]]

@@ -38,3 +38,11 @@ func.func @prelu_mixed_types(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtens
   %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.PRelu"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f16>) -> !torch.vtensor<[4],f32> loc("prelu_types")
   return %0 : !torch.vtensor<[4],f32>
 }
+
+// -----
+
+// CHECK: error: node 'shrink_int' (Shrink): input input is !torch.vtensor<[3],si8>, expected a float tensor
+func.func @shrink_int(%arg0: !torch.vtensor<[3],si8>) -> !torch.vtensor<[3],si8> attributes {torch.onnx_meta.opset_version = 9 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Shrink"} : (!torch.vtensor<[3],si8>) -> !torch.vtensor<[3],si8> loc("shrink_int")
+  return %0 : !torch.vtensor<[3],si8>
+}
