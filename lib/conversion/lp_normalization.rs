@@ -1,5 +1,7 @@
 //! LpNormalization: X divided by its L1 or L2 norm along `axis`, as
-//! `div.Tensor(x, linalg_vector_norm(x, p, [axis], keepdim = true))`.
+//! `div.Tensor(x, linalg_vector_norm(x, p, [axis], keepdim = true))`. A zero norm (all
+//! of its elements zero) gives zeros, as ONNX Runtime and the ONNX reference give, not
+//! 0/0: the norm is replaced by 1 there.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -8,6 +10,7 @@ use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
+use crate::onnx::dtype::DType;
 use crate::ops::Registry;
 
 pub fn register(r: &mut Registry) {
@@ -51,6 +54,12 @@ fn lp_normalization<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Low
         t.none()?,
     ];
     let norm = t.aten_tensor("linalg_vector_norm", &operands, &norm_type)?;
+    let zero = t.aten_tensor(
+        "eq.Scalar",
+        &[norm, t.int(0)?],
+        &norm_type.with_dtype(DType::Bool),
+    )?;
+    let divisor = t.aten_tensor("where.ScalarSelf", &[zero, t.float(1.0)?, norm], &norm_type)?;
     let result = b.result_type(0)?;
-    Ok(vec![t.aten_tensor("div.Tensor", &[x, norm], &result)?])
+    Ok(vec![t.aten_tensor("div.Tensor", &[x, divisor], &result)?])
 }
