@@ -18,10 +18,13 @@ mod einsum;
 mod elementwise;
 mod expand_tile;
 mod gather_slice;
+mod group_norm;
 mod index_ops;
 mod integer_ops;
 mod layer_norm;
 mod logic;
+mod lp_normalization;
+mod lrn_mvn;
 mod math_ops;
 mod matmul;
 mod microsoft;
@@ -41,7 +44,9 @@ mod runtime_ints;
 mod shape_ops;
 mod shape_util;
 mod simple_ops;
+mod smooth_activations;
 mod softmax;
+mod trigonometry;
 mod window;
 
 use std::collections::BTreeMap;
@@ -89,6 +94,11 @@ pub(crate) fn register(r: &mut Registry) {
     arg_topk::register(r);
     index_ops::register(r);
     einsum::register(r);
+    smooth_activations::register(r);
+    trigonometry::register(r);
+    group_norm::register(r);
+    lrn_mvn::register(r);
+    lp_normalization::register(r);
 }
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.

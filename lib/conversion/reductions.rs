@@ -1,9 +1,9 @@
-//! ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2 and
-//! ReduceSumSquare. The axes are an attribute in early opsets and an optional input
+//! ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+//! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp. The axes are an attribute in early opsets and an optional input
 //! later (ReduceSum from 13, the others from 18); no axes means every axis, unless
 //! `noop_with_empty_axes` makes the op an identity. Lowered as torch-mlir does:
 //! `sum.dim_IntList`, `mean.dim`, `amax`, `amin`, one `prod.dim_int` per axis and
-//! `linalg_vector_norm`.
+//! `linalg_vector_norm`, `log` of `sum.dim_IntList`, and `logsumexp`.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -26,6 +26,8 @@ pub fn register(r: &mut Registry) {
         ("ReduceL1", 18),
         ("ReduceL2", 18),
         ("ReduceSumSquare", 18),
+        ("ReduceLogSum", 18),
+        ("ReduceLogSumExp", 18),
     ] {
         r.on_op(op, 1, reduce);
         r.on_op(op, new_since, reduce);
@@ -132,11 +134,16 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
         }
         Axes::Run(list, items) => (Err(items), list),
     };
-    if b.op_type == "ReduceMean"
-        && let Some(d) = x_type.dtype
+    if matches!(
+        b.op_type.as_str(),
+        "ReduceMean" | "ReduceLogSum" | "ReduceLogSumExp"
+    ) && let Some(d) = x_type.dtype
         && !d.is_float()
     {
-        bail!("input 'data' is {x_type}: ReduceMean is lowered for float inputs only");
+        bail!(
+            "input 'data' is {x_type}: {} is lowered for float inputs only",
+            b.op_type
+        );
     }
     let keep = t.bool(keepdims)?;
     let none = t.none()?;
@@ -178,6 +185,11 @@ fn reduce<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, '
             let square = t.aten_tensor("mul.Tensor", &[x, x], &x_type)?;
             t.aten_tensor("sum.dim_IntList", &[square, dims_list, keep, none], &result)?
         }
+        "ReduceLogSum" => {
+            let sum = t.aten_tensor("sum.dim_IntList", &[x, dims_list, keep, none], &result)?;
+            t.aten_tensor("log", &[sum], &result)?
+        }
+        "ReduceLogSumExp" => t.aten_tensor("logsumexp", &[x, dims_list, keep], &result)?,
         other => bail!("no reduction named {other}"),
     };
     Ok(vec![y])

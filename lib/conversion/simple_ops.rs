@@ -1,4 +1,5 @@
-//! Cast, Identity and Constant.
+//! Cast, Identity, Constant, and the ops that only pass on or count their input:
+//! Dropout (at inference) and Size.
 
 use anyhow::{Result, anyhow, bail};
 use bytes::Bytes;
@@ -19,6 +20,8 @@ pub fn register(r: &mut Registry) {
     r.on_op("CastLike", 15, cast_like);
     r.on_op("Identity", 1, identity);
     r.on_op("Constant", 1, constant);
+    r.on_op("Dropout", 7, dropout);
+    r.on_op("Size", 1, size);
 }
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;
@@ -112,6 +115,58 @@ fn identity<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c,
     let x_type = b.input_type(0, "input")?;
     let result = b.result_type(0)?;
     Ok(vec![refine(t, x, &x_type, &result)?])
+}
+
+/// Dropout at inference passes its input on, and its optional mask keeps every element
+/// (all true; opsets before 10 typed it as the input, all ones). Opset 12's
+/// `training_mode` input must be a constant false: qlower runs inference only.
+fn dropout<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = b.input(0, "data")?;
+    let x_type = b.input_type(0, "data")?;
+    if b.has_input(2) {
+        let Some(mode) = b.constant_input(2) else {
+            bail!("input 'training_mode' must be a constant known at compile time");
+        };
+        if mode.bytes.iter().any(|&byte| byte != 0) {
+            bail!("input 'training_mode' is true, but qlower runs inference only");
+        }
+    }
+    let mut outputs = vec![refine(t, x, &x_type, &b.result_type(0)?)?];
+    if b.result_count() > 1 {
+        let mask = b.result_type(1)?;
+        let Some(dtype) = mask.dtype else {
+            bail!("output 'mask' has an unknown element type");
+        };
+        let none = t.none()?;
+        let code = t.int(dtype.torch_scalar_type())?;
+        let operands = [x, code, none, none, none, none];
+        outputs.push(t.aten_tensor("ones_like", &operands, &mask)?);
+    }
+    Ok(outputs)
+}
+
+/// The element count as a 0-D int64: the product of `_shape_as_tensor` (1 for a
+/// scalar, whose shape is empty).
+fn size<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
+    let x = b.input(0, "data")?;
+    let rank = b.input_type(0, "data")?.rank().map(|r| r as i64);
+    let shape_type = TensorType {
+        dtype: Some(DType::I64),
+        shape: Some(vec![rank]),
+    };
+    let shape = t.aten_tensor("_shape_as_tensor", &[x], &shape_type)?;
+    let result = b.result_type(0)?;
+    if let Some(d) = result.dtype
+        && d != DType::I64
+    {
+        bail!("output is {d}, but Size gives INT64");
+    }
+    let (dim, keep, none) = (t.int(0)?, t.bool(false)?, t.none()?);
+    Ok(vec![t.aten_tensor(
+        "prod.dim_int",
+        &[shape, dim, keep, none],
+        &result.with_dtype(DType::I64),
+    )?])
 }
 
 /// The attributes a Constant may hold its value in; exactly one is set.

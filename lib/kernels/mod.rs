@@ -111,6 +111,10 @@ const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[
     ops::shape::lookup,
     ops::tile::lookup,
     ops::unary::lookup,
+    ops::smooth::lookup,
+    ops::trig::lookup,
+    ops::group_norm::lookup,
+    ops::logsumexp::lookup,
 ];
 
 /// The kernel for op `name` (e.g. `torch.aten.convolution`), if the backend has one.

@@ -48,6 +48,11 @@ FAMILIES = [
     "gather_elements*", "scatternd*", "einsum*",
     # Layout and detection ops (issue 16).
     "depthtospace*", "spacetodepth*", "nonzero*", "nonmaxsuppression*",
+    # Activations, trigonometry and normalizations (issue 16).
+    "mish*", "softplus*", "softsign*", "elu", "selu*", "celu*", "thresholdedrelu*",
+    "prelu*", "cos*", "sin*", "tan*", "acos*", "asin*", "atan*", "isnan*", "isinf*",
+    "instancenorm*", "group_normalization*", "dropout*", "size", "lrn*", "mvn*",
+    "reduce_log_sum*", "shrink*", "swish*", "lpnormalization*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

@@ -17,7 +17,6 @@ pub(crate) fn register(r: &mut Registry) {
     r.infer_ops(
         &[
             "InstanceNormalization",
-            "GroupNormalization",
             "LRN",
             "MeanVarianceNormalization",
             "LpNormalization",
@@ -25,6 +24,7 @@ pub(crate) fn register(r: &mut Registry) {
         1,
         same,
     );
+    r.infer_ops(&["GroupNormalization"], 1, group_norm);
     r.infer_ops(&["Softmax", "LogSoftmax", "Hardmax"], 1, softmax);
 }
 
@@ -38,6 +38,25 @@ fn softmax(ctx: &Ctx) -> Result<Vec<Inferred>> {
         && r > 0
     {
         dims::axis(ctx.attrs().int("axis", default)?, r, "attribute 'axis'")?;
+    }
+    same(ctx)
+}
+
+/// Y has X's type; `num_groups` must divide X's channels.
+fn group_norm(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let groups = ctx.attrs().int("num_groups", 0)?;
+    if groups < 1 {
+        bail!("attribute 'num_groups' is {groups}, expected at least 1");
+    }
+    if let Some(x) = ctx.shape(0)
+        && let Some(Some(c)) = x.get(1)
+        && c % groups != 0
+    {
+        bail!(
+            "attribute 'num_groups' is {groups}, which does not divide the {c} channels of \
+             input 'X' {}",
+            fmt_shape(&x)
+        );
     }
     same(ctx)
 }
@@ -107,6 +126,25 @@ mod tests {
             err(&n, 15, &bad),
             "input 'scale' has shape [3], but input 'X' [2,4,8,8] has 4 channels"
         );
+    }
+
+    #[test]
+    fn instance_group_lrn_and_mvn_keep_the_type() {
+        let x = [Some(In::new(DType::F32, &[2, 4, 3, -1]))];
+        for op in ["InstanceNormalization", "LRN", "MeanVarianceNormalization"] {
+            let n = N::new(op, &["X"], 1);
+            assert_eq!(out_ty(&n, 13, &x), ty(DType::F32, &[2, 4, 3, -1]), "{op}");
+        }
+        let n = N::new("GroupNormalization", &["X", "scale", "bias"], 1).int("num_groups", 2);
+        assert_eq!(out_ty(&n, 21, &x), ty(DType::F32, &[2, 4, 3, -1]));
+        let n = N::new("GroupNormalization", &["X", "scale", "bias"], 1).int("num_groups", 3);
+        assert_eq!(
+            err(&n, 21, &x),
+            "attribute 'num_groups' is 3, which does not divide the 4 channels of input 'X' \
+             [2,4,3,?]"
+        );
+        let n = N::new("GroupNormalization", &["X", "scale", "bias"], 1);
+        assert!(err(&n, 21, &x).starts_with("attribute 'num_groups' is 0"));
     }
 
     #[test]

@@ -109,6 +109,15 @@ mod tests {
             "Erf",
             "Sqrt",
             "Abs",
+            "Mish",
+            "Softplus",
+            "Softsign",
+            "Elu",
+            "Selu",
+            "Celu",
+            "ThresholdedRelu",
+            "Cos",
+            "Atanh",
         ] {
             let n = N::new(op, &["X"], 1);
             let t = out_ty(&n, 13, &[Some(In::new(DType::F32, &[1, -1, 4]))]);
