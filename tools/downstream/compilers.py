@@ -211,15 +211,20 @@ def output_file(q_dir, name):
 
 
 def compare_real(model_path, q_dir, iree_outs, bound):
-    """A real model's outputs: integers within one step (as qlower's type), an output a
-    DequantizeLinear writes within one of its steps, other float outputs within `bound`
-    relative L2. Returns a description of the worst difference; raises on a mismatch."""
+    """A real model's outputs against qlower's: integers within one step (as qlower's
+    type); float outputs within `bound` relative L2, or, for an output a DequantizeLinear
+    writes (through ops in MOVERS), within one of its steps. Deep quantized networks need
+    the first: where IREE computes a convolution in f32 and qlower in exact int32, an
+    activation on a rounding boundary lands one step away and later layers carry that
+    step on, so an output can move by a few steps while the whole stays within the bound
+    ONNX Runtime must meet. Returns a description of the worst difference; raises on a
+    mismatch."""
     model = onnx.load(model_path, load_external_data=False)
     names = [o.name for o in model.graph.output]
     if len(names) != len(iree_outs):
         raise AssertionError(f"{len(names)} outputs but IREE wrote {len(iree_outs)}")
     own = real_model_cases.dequantized_outputs(model)
-    steps, worst_l2 = 0.0, None
+    steps, worst_l2 = None, None
     for name, path in zip(names, iree_outs):
         want = np.load(output_file(q_dir, name))
         got = np.load(path)
@@ -228,21 +233,23 @@ def compare_real(model_path, q_dir, iree_outs, bound):
         if np.issubdtype(want.dtype, np.integer):
             got = got.view(want.dtype)
             d = float(np.abs(got.astype(np.int64) - want.astype(np.int64)).max(initial=0))
-        elif np.isnan(got).any() != np.isnan(want).any():
+            if d > 1:
+                raise AssertionError(f"{name}: integers differ by {d:.0f}")
+            steps = max(steps or 0.0, d)
+            continue
+        if np.isnan(got).any() != np.isnan(want).any():
             raise AssertionError(f"{name}: NaN in one result only")
-        elif name in own:
+        err = real_model_cases.relative_l2(got, want)
+        d = None
+        if name in own:
             diff = np.abs(got.astype(np.float64) - want.astype(np.float64)).max(initial=0)
             d = float(diff) / own[name]
-        else:
-            err = real_model_cases.relative_l2(got, want)
-            if not err <= bound:
-                raise AssertionError(f"{name}: relative L2 {err:.2e} over {bound:.0e}")
-            worst_l2 = max(worst_l2 or 0.0, err)
-            continue
-        if d > 1.0 + 1e-3:
-            raise AssertionError(f"{name}: max difference {d:.3g} steps")
-        steps = max(steps, d)
-    parts = [] if steps == 0 and worst_l2 is not None else [f"{steps:.3g} steps"]
+            steps = max(steps or 0.0, d)
+        if not (err <= bound or (d is not None and d <= 1.0 + 1e-3)):
+            what = f"relative L2 {err:.2e} over {bound:.0e}"
+            raise AssertionError(f"{name}: {what}" + ("" if d is None else f", {d:.3g} steps"))
+        worst_l2 = max(worst_l2 or 0.0, err)
+    parts = [] if steps is None else [f"{steps:.3g} steps"]
     if worst_l2 is not None:
         parts.append(f"rel. L2 {worst_l2:.2e} (bound {bound:.0e})")
     return ", ".join(parts)
@@ -347,11 +354,11 @@ def one(args, work, label, path, inputs, bound, rng):
     except AssertionError as e:
         return torch_mlir, f"runs, DIFFERS: {e}", "-", False
     finally:
-        if not args.work:
-            # A whole network's module and outputs are large; the disk is not.
-            for f in [vmfb, os.path.join(work, f"{label}.linalg.mlir")]:
-                if os.path.exists(f):
-                    os.remove(f)
+        # A whole network's module and linalg form are large and the disk is not; the
+        # torch form, the inputs and the outputs stay (with --work) to look into.
+        for f in [vmfb, os.path.join(work, f"{label}.linalg.mlir")]:
+            if os.path.exists(f):
+                os.remove(f)
     return torch_mlir, f"runs, equal ({compiled})", worst, all_ok
 
 

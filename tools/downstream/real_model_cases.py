@@ -6,13 +6,13 @@ real-model test reuses them. Their inputs are the manifest's (`run.make_inputs`,
 the entry's first length): random integers would index past an embedding table.
 
 Quantized real models end in float ops (Softmax, Sigmoid, a float head after the last
-DequantizeLinear), so their outputs are compared as the real-model test compares qlower
-with ONNX Runtime: relative L2 error within the form's bound (`manifest.BOUNDS`). IREE,
-like torch-mlir, computes the convolutions and matmuls of dequantized tensors in f32 on
-the dequantized values where qlower accumulates exactly in int32, so an activation on a
-rounding boundary now and then lands one step away, and that step goes through every
-later layer; the bound is the one ONNX Runtime itself must meet against qlower. A test
-driver, not part of the product.
+DequantizeLinear), and IREE, like torch-mlir, computes the convolutions and matmuls of
+dequantized tensors in f32 where qlower accumulates exactly in int32: an activation on a
+rounding boundary now and then lands one step away, and later layers carry that step on.
+So `compilers.compare_real` holds a real model's float outputs to the relative L2 bound
+ONNX Runtime must meet against qlower (`manifest.BOUNDS`), or, for an output a
+DequantizeLinear writes, to one of its steps (a two-class softmax moved by one step is
+far over any relative bound). A test driver, not part of the product.
 """
 
 import importlib.util
