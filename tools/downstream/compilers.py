@@ -43,7 +43,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
 
-import make_resnet18  # noqa: E402
 import qoperator_models  # noqa: E402
 import run as differential  # noqa: E402
 
@@ -105,20 +104,6 @@ def per_axis_pair(dtype):
     return model
 
 
-def resnet18_qdq(work, rng):
-    """The ResNet-18-shaped model quantized by ONNX Runtime in QDQ form, per channel."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    src = os.path.join(work, "resnet18.float.onnx")
-    dst = os.path.join(work, "resnet18_qdq.onnx")
-    onnx.save(make_resnet18.resnet18(size=224, seed=0), src)
-    reader = qoperator_models.RandomReader(rng, "input", [1, 3, 224, 224])
-    quantize_static(src, dst, reader, quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    q = onnx.load(dst)
-    q.ir_version = 10
-    return q
-
-
 def models(work, resnet, real_cache, every_real_form):
     """(label, path, inputs, bound) of every model to compile: `inputs` maps input names
     to arrays (None: random ones), `bound` is a real model's relative L2 bound (None:
@@ -131,8 +116,6 @@ def models(work, resnet, real_cache, every_real_form):
     generated.append(("qdq_conv", differential.gen_qdq_conv(rng)[0]))
     generated.append(("per_axis_pair_int8", per_axis_pair(np.int8)))
     generated.append(("per_axis_pair_uint8", per_axis_pair(np.uint8)))
-    if resnet:
-        generated.append(("resnet18_qdq", resnet18_qdq(work, rng)))
     for label, model in generated:
         path = os.path.join(work, f"{label}.onnx")
         onnx.save(model, path)
