@@ -1,6 +1,7 @@
 //! Downstream acceptance: every ONNX model in the test suite that qlower compiles must
 //! give MLIR that `mlir-opt --allow-unregistered-dialect` and torch-mlir's
-//! `torch-mlir-opt` both parse and verify, in each form qlower emits.
+//! `torch-mlir-opt` both parse and verify, in each form qlower emits; and the end-to-end
+//! models, with some of the real models, compile with torch-mlir and IREE and run equal.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -167,14 +168,26 @@ mod oracle_script;
 
 /// Every end-to-end model of the suite, in the default `--emit torch` form, reaches
 /// linalg through torch-mlir's pipelines and compiles and runs with IREE, whose outputs
-/// equal `qlower run`'s within one quantization step. IREE is a test-only dependency
-/// that tools/setup.sh installs; when it is missing this test fails. See
+/// equal `qlower run`'s within one quantization step (a real model's float outputs:
+/// within its form's relative L2 bound). The real models are those of
+/// `real_model_cases.DEFAULT`, fetched like the real-model test's into
+/// `$QLOWER_MODEL_CACHE` or `target/real_models`. IREE is a test-only dependency that
+/// tools/setup.sh installs; when it is missing this test fails. See
 /// tools/downstream/compilers.py.
 #[test]
 fn every_end_to_end_model_compiles_with_torch_mlir_and_iree_and_matches_qlower_run() {
+    let cache = std::env::var_os("QLOWER_MODEL_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/real_models"));
     oracle_script::run_oracle_script(
         "tools/downstream/compilers.py",
-        &["--qlower", oracle_script::QLOWER, "--resnet"],
+        &[
+            "--qlower",
+            oracle_script::QLOWER,
+            "--resnet",
+            "--real-models",
+            &cache.to_string_lossy(),
+        ],
         "torch-mlir or IREE refused qlower's output, or IREE's results differ",
     );
 }
