@@ -19,6 +19,10 @@ ones, the last quarter of the last axis zero: padding). A dimension written as a
 (`"seq"`) is the entry's run-time length: the model is compiled once and the compiled
 `.mlir` run at each of `lengths`, every run compared with ONNX Runtime. Without `lengths`,
 every dimension is a number.
+
+`detector` names the post-processing of a detector's package (`detectors.py`): each form
+also runs on a scene the float model finds objects in, and qlower's boxes after that
+post-processing must be ONNX Runtime's (same classes, IoU >= 0.9).
 """
 
 from dataclasses import dataclass, field
@@ -50,6 +54,7 @@ class Model:
     notes: list = field(default_factory=list)
     maker: str = None            # script beside this file that writes the float model: `maker OUT`
     lengths: list = None         # values of the string dimension of `inputs`, one run each
+    detector: str = None         # its package's post-processing (detectors.py): "yolov8", "yolox"
 
 
 MODELS = [
@@ -76,7 +81,7 @@ MODELS = [
           ["float", "dynamic"], notes=["CNN + LSTM captcha OCR"]),
     Model("ddddocr-det", "ddddocr==1.6.1", "ddddocr/common_det.onnx",
           {"images": ("float32", [1, 3, 416, 416], "image")},
-          ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"]),
+          ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"], detector="yolox"),
     Model("ppocr-cls", "rapidocr==3.10.0", "rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
           {"x": ("float32", [1, 3, 48, 192], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
@@ -91,5 +96,5 @@ MODELS = [
     Model("yolov8n-320", "nudenet==3.4.2", "nudenet/320n.onnx",
           {"images": ("float32", [1, 3, 320, 320], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
-          notes=["YOLOv8n detector"]),
+          notes=["YOLOv8n detector"], detector="yolov8"),
 ]
