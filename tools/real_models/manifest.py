@@ -97,4 +97,9 @@ MODELS = [
           {"images": ("float32", [1, 3, 320, 320], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
           notes=["YOLOv8n detector"], detector="yolov8"),
+    Model("resnet50-nhwc", None, None,
+          {"input_1": ("float32", [1, 224, 224, 3], "image")},
+          ["float", "qdq", "qoperator", "dynamic"], maker="make_resnet50.py",
+          notes=["ResNet-50 built by make_resnet50.py: NHWC input, the stem's Pad takes pads "
+                 "computed from Shape as tf2onnx exports do"]),
 ]
