@@ -14,7 +14,7 @@ Each model runs in one or more forms:
 - `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights).
 
 `inputs` gives each graph input's dtype, shape and how to fill it: `image` (uniform in
-[0, 1)), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
+[0, 1)), `pixels` (integers in [0, 255], for models fed unscaled 8-bit pixels), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
 ones, the last quarter of the last axis zero: padding). A dimension written as a string
 (`"seq"`) is the entry's run-time length: the model is compiled once and the compiled
 `.mlir` run at each of `lengths`, every run compared with ONNX Runtime. Without `lengths`,
@@ -80,7 +80,7 @@ MODELS = [
           {"input1": ("float32", [1, 1, 64, 160], "image")},
           ["float", "dynamic"], notes=["CNN + LSTM captcha OCR"]),
     Model("ddddocr-det", "ddddocr==1.6.1", "ddddocr/common_det.onnx",
-          {"images": ("float32", [1, 3, 416, 416], "image")},
+          {"images": ("float32", [1, 3, 416, 416], "pixels")},
           ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"], detector="yolox"),
     Model("ppocr-cls", "rapidocr==3.10.0", "rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
           {"x": ("float32", [1, 3, 48, 192], "image")},
