@@ -16,7 +16,11 @@ compared.
 
 The rule for two engines' boxes (`compare`): every box of one whose score is at least
 `MARGIN` over the package's threshold has a box of the other with the same class and IoU
->= `MIN_IOU`. Boxes nearer the threshold may be in one list only: the threshold is a cut
+>= `MIN_IOU`. A dynamic form's run-time scales move with the last bit of its input, and
+its boxes with them: there the IoU bound is 1 - 2 x (1 - the worst IoU between ONNX
+Runtime's boxes and its own boxes when every input element moves by one ulp), when that
+is lower (run.py measures it; ddddocr's detector: 0.904, so 0.81), as the relative L2
+bound of dynamic forms is twice ONNX Runtime's own one-ulp sensitivity. Boxes nearer the threshold may be in one list only: the threshold is a cut
 through a continuum, and quantization noise moves a score across it without the model
 having found anything different.
 
@@ -111,7 +115,7 @@ def iou(box, others, plus_one=False):
     return inter / np.maximum(area + areas - inter, 1e-12)
 
 
-def compare(got, want, threshold):
+def compare(got, want, threshold, min_iou=MIN_IOU):
     """Problems (empty when none) with `got`'s boxes against `want`'s, by the rule above."""
     problems = []
     for mine, theirs, who in ((want, got, "qlower"), (got, want, "ONNX Runtime")):
@@ -120,10 +124,20 @@ def compare(got, want, threshold):
                 continue
             same = [b for c, _, *b in theirs if c == cls]
             best = float(iou(np.array(box), np.array(same)).max()) if same else 0.0
-            if best < MIN_IOU:
-                problems.append(f"{who} has no class-{cls} box with IoU >= {MIN_IOU} for the one at "
+            if best < min_iou:
+                problems.append(f"{who} has no class-{cls} box with IoU >= {min_iou:.2f} for the one at "
                                 f"[{', '.join(f'{v:.0f}' for v in box)}] (score {score:.2f}; best IoU {best:.2f})")
     return problems
+
+
+def ulp_iou(boxes, nudged_boxes):
+    """The worst IoU between each box and the best same-class box after a one-ulp nudge
+    of the input (1.0 when there are no boxes)."""
+    worst = 1.0
+    for cls, _, *box in boxes:
+        same = [b for c, _, *b in nudged_boxes if c == cls]
+        worst = min(worst, float(iou(np.array(box), np.array(same)).max()) if same else 0.0)
+    return worst
 
 
 def describe(boxes):
