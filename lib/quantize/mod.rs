@@ -13,6 +13,7 @@
 //! same dequantized tensor, with the per-channel `axis` on its one DequantizeLinear.
 
 mod calibrate;
+mod constant_weights;
 mod dynamic;
 pub mod encode;
 mod graph_edit;

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 
 use super::graph_edit::{self, Names};
 use super::params::Params;
-use super::{ACTIVATION_OPS, Options, WEIGHT_OPS, weights};
+use super::{ACTIVATION_OPS, Options, WEIGHT_OPS, constant_weights, weights};
 use crate::onnx::proto::{GraphProto, ModelProto};
 use crate::onnx::validate::ValidModel;
 
@@ -61,12 +61,18 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
         order,
         ..
     } = model;
+    let proto_ir_version = proto.ir_version;
     let graph = proto.graph.as_mut().context("model has no graph")?;
     let mut nodes = std::mem::take(&mut graph.node);
     graph.node = order
         .iter()
         .filter_map(|&i| nodes.get_mut(i).map(std::mem::take))
         .collect();
+    // Before IR version 4 an initializer is also a graph input; such old models keep their
+    // Constant nodes (and get the "nothing to quantize" error below if all weights are).
+    if proto_ir_version >= 4 {
+        constant_weights::lift(graph);
+    }
     let names = Names::of(graph);
     let mut prepared = Prepared {
         proto,
@@ -80,7 +86,7 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
     let axes = weight_axes(prepared.graph(), &chosen, options)?;
     if axes.is_empty() {
         bail!(
-            "nothing to quantize: no Conv, MatMul or Gemm node has a float initializer as its weight"
+            "nothing to quantize: no Conv, MatMul or Gemm node has a float initializer or Constant as its weight"
         );
     }
     let mut sorted: Vec<(&String, &Option<usize>)> = axes.iter().collect();

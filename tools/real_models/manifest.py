@@ -14,11 +14,15 @@ Each model runs in one or more forms:
 - `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights).
 
 `inputs` gives each graph input's dtype, shape and how to fill it: `image` (uniform in
-[0, 1)), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
+[0, 1)), `pixels` (integers in [0, 255], for models fed unscaled 8-bit pixels), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
 ones, the last quarter of the last axis zero: padding). A dimension written as a string
 (`"seq"`) is the entry's run-time length: the model is compiled once and the compiled
 `.mlir` run at each of `lengths`, every run compared with ONNX Runtime. Without `lengths`,
 every dimension is a number.
+
+`detector` names the post-processing of a detector's package (`detectors.py`): each form
+also runs on a scene the float model finds objects in, and qlower's boxes after that
+post-processing must be ONNX Runtime's (same classes, IoU >= 0.9).
 """
 
 from dataclasses import dataclass, field
@@ -50,6 +54,7 @@ class Model:
     notes: list = field(default_factory=list)
     maker: str = None            # script beside this file that writes the float model: `maker OUT`
     lengths: list = None         # values of the string dimension of `inputs`, one run each
+    detector: str = None         # its package's post-processing (detectors.py): "yolov8", "yolox"
 
 
 MODELS = [
@@ -75,8 +80,8 @@ MODELS = [
           {"input1": ("float32", [1, 1, 64, 160], "image")},
           ["float", "dynamic"], notes=["CNN + LSTM captcha OCR"]),
     Model("ddddocr-det", "ddddocr==1.6.1", "ddddocr/common_det.onnx",
-          {"images": ("float32", [1, 3, 416, 416], "image")},
-          ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"]),
+          {"images": ("float32", [1, 3, 416, 416], "pixels")},
+          ["float", "qdq", "qoperator", "dynamic"], notes=["YOLOX-style detector"], detector="yolox"),
     Model("ppocr-cls", "rapidocr==3.10.0", "rapidocr/models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
           {"x": ("float32", [1, 3, 48, 192], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
@@ -91,5 +96,10 @@ MODELS = [
     Model("yolov8n-320", "nudenet==3.4.2", "nudenet/320n.onnx",
           {"images": ("float32", [1, 3, 320, 320], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
-          notes=["YOLOv8n detector"]),
+          notes=["YOLOv8n detector"], detector="yolov8"),
+    Model("resnet50-nhwc", None, None,
+          {"input_1": ("float32", [1, 224, 224, 3], "image")},
+          ["float", "qdq", "qoperator", "dynamic"], maker="make_resnet50.py",
+          notes=["ResNet-50 built by make_resnet50.py: NHWC input, the stem's Pad takes pads "
+                 "computed from Shape as tf2onnx exports do"]),
 ]

