@@ -92,7 +92,12 @@ MODELS = [
           notes=["PP-OCR text detector"]),
     Model("ppocr-rec", "rapidocr==3.10.0", "rapidocr/models/PP-OCRv6_rec_small.onnx",
           {"x": ("float32", [1, 3, 48, 320], "image")},
-          ["float", "dynamic"], notes=["PP-OCR text recognizer (SVTR)"]),
+          # Its QDQ form is left out: ONNX Runtime disagrees with itself on it by 5% to 14%
+          # relative L2 between its graph optimization levels (the float ops between
+          # quantized layers move activations across quantization boundaries), so no
+          # fixed bound against one level means anything. qlower equals ORT exactly when
+          # ORT's quantized intermediates are made graph outputs.
+          ["float", "qoperator", "dynamic"], notes=["PP-OCR text recognizer (SVTR)"]),
     Model("yolov8n-320", "nudenet==3.4.2", "nudenet/320n.onnx",
           {"images": ("float32", [1, 3, 320, 320], "image")},
           ["float", "qdq", "qoperator", "dynamic"],
