@@ -17,6 +17,7 @@ mod detection;
 mod einsum;
 mod elementwise;
 mod expand_tile;
+mod gather_nd;
 mod gather_slice;
 mod group_norm;
 mod index_ops;
@@ -76,6 +77,7 @@ pub(crate) fn register(r: &mut Registry) {
     shape_ops::register(r);
     depth_space::register(r);
     detection::register(r);
+    gather_nd::register(r);
     gather_slice::register(r);
     concat_split::register(r);
     pad::register(r);

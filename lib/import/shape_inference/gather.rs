@@ -12,6 +12,7 @@ use crate::ops::Registry;
 /// Registers the shape rule of each op this file covers.
 pub(crate) fn register(r: &mut Registry) {
     r.infer_ops(&["Gather"], 1, gather);
+    r.infer_ops(&["GatherND"], 11, gather_nd);
     r.infer_ops(&["GatherElements"], 1, |ctx| {
         if let (Some(r), Some(q)) = (ctx.rank(0), ctx.rank(1))
             && r != q
@@ -50,6 +51,35 @@ fn gather(ctx: &Ctx) -> Result<Vec<Inferred>> {
         _ => None,
     };
     Ok(vec![Inferred::of(dtype, Some(shape)).with_value(value)])
+}
+
+/// GatherND: `indices[..., k]` picks slices of data's dimensions after the first
+/// `batch_dims`; the result is `indices.shape[:-1] + data.shape[batch_dims + k:]`.
+fn gather_nd(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let dtype = ctx.dtype(0);
+    let b = ctx.attrs().int("batch_dims", 0)?;
+    let (Some(data), Some(idx)) = (ctx.shape(0), ctx.shape(1)) else {
+        return Ok(vec![Inferred::of(dtype, None)]);
+    };
+    let Some(&last) = idx.last() else {
+        bail!("input 'indices' must have rank 1 or more");
+    };
+    let Some(k) = last else {
+        return Ok(vec![Inferred::of(dtype, None)]);
+    };
+    let b = usize::try_from(b).map_err(|_| anyhow::anyhow!("attribute 'batch_dims' is {b}"))?;
+    let k = usize::try_from(k).unwrap_or(usize::MAX);
+    if b >= idx.len() || b >= data.len() || k < 1 || k > data.len() - b {
+        bail!(
+            "indices {} with batch_dims {b} do not fit data {}: the last dimension of indices \
+             must be between 1 and the rank of data less batch_dims",
+            fmt_shape(&idx),
+            fmt_shape(&data)
+        );
+    }
+    let mut shape: Vec<Dim> = idx[..idx.len() - 1].to_vec();
+    shape.extend(&data[b + k..]);
+    Ok(vec![Inferred::of(dtype, Some(shape))])
 }
 
 fn fold_values(v: &TensorData, a: usize, idx_dims: &[i64], indices: &[i64]) -> Option<TensorData> {

@@ -1,0 +1,136 @@
+//! GatherND as a flat `index_select`: data's batch dimensions and the `k` dimensions the
+//! indices address are flattened into one, each index tuple becomes its position in
+//! that flattened dimension (`Σ index_j · stride_j`, negative indices wrapped first, plus
+//! the batch's offset), and the selected slices are reshaped to
+//! `indices.shape[:-1] + data.shape[batch_dims + k:]`. Needs the sizes of the flattened
+//! dimensions and of indices at compile time.
+
+use anyhow::{Result, bail};
+use melior::ir::Value;
+
+use super::binder::Binder;
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::TensorType;
+use crate::onnx::attributes::Attributes as _;
+use crate::onnx::dtype::DType;
+use crate::onnx::tensor::TensorData;
+use crate::ops::Registry;
+
+pub fn register(r: &mut Registry) {
+    r.on_op("GatherND", 11, gather_nd);
+}
+
+fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec<Value<'c, 'a>>> {
+    let data = b.input(0, "data")?;
+    let data_type = b.input_type(0, "data")?;
+    let indices = b.input(1, "indices")?;
+    let indices_type = b.input_type(1, "indices")?;
+    if indices_type.dtype != Some(DType::I64) {
+        bail!("indices must be INT64, but are {indices_type}");
+    }
+    let Some(data_dtype) = data_type.dtype else {
+        bail!("data has an unknown element type");
+    };
+    let (Some(dims), Some(idx)) = (data_type.static_dims(), indices_type.static_dims()) else {
+        bail!(
+            "GatherND needs the sizes of data and indices at compile time, but they are \
+             {data_type} and {indices_type}"
+        );
+    };
+    let batch = usize::try_from(b.int("batch_dims", 0)?)
+        .map_err(|_| anyhow::anyhow!("attribute 'batch_dims' is negative"))?;
+    let k = idx.last().copied().unwrap_or(0);
+    let ku = usize::try_from(k).unwrap_or(usize::MAX);
+    if batch >= idx.len() || batch >= dims.len() || ku < 1 || ku > dims.len() - batch {
+        bail!(
+            "indices {idx:?} with batch_dims {batch} do not fit data {dims:?}: the last \
+             dimension of indices must be between 1 and the rank of data less batch_dims"
+        );
+    }
+    if dims[..batch] != idx[..batch] {
+        bail!("the first {batch} dimensions of data {dims:?} and indices {idx:?} must be equal");
+    }
+    let addressed = &dims[batch..batch + ku];
+    let rest = &dims[batch + ku..];
+    // Row-major strides of the addressed dimensions, in slices of `rest`.
+    let mut strides = vec![1i64; ku];
+    for j in (0..ku.saturating_sub(1)).rev() {
+        strides[j] = strides[j + 1] * addressed[j + 1];
+    }
+    let per_batch: i64 = addressed.iter().product();
+    let tuples: i64 = idx[..idx.len() - 1].iter().product();
+    let batches: i64 = dims[..batch].iter().product();
+
+    // Negative indices wrap: i + size where i < 0, per addressed dimension.
+    let sizes = t.literal(&i64_tensor(&[k], addressed))?;
+    let idx_t = TensorType::known(DType::I64, &idx);
+    let zero = t.int(0)?;
+    let one = t.int(1)?;
+    let negative = t.aten_tensor(
+        "lt.Scalar",
+        &[indices, zero],
+        &TensorType::known(DType::Bool, &idx),
+    )?;
+    let wrapped = t.aten_tensor("add.Tensor", &[indices, sizes, one], &idx_t)?;
+    let indices = t.aten_tensor("where.self", &[negative, wrapped, indices], &idx_t)?;
+    let strides = t.literal(&i64_tensor(&[k], &strides))?;
+    let scaled = t.aten_tensor("mul.Tensor", &[indices, strides], &idx_t)?;
+    let tuple_dims = idx[..idx.len() - 1].to_vec();
+    let last = t.int_list(&[-1])?;
+    let no = t.bool(false)?;
+    let none = t.none()?;
+    let position = t.aten_tensor(
+        "sum.dim_IntList",
+        &[scaled, last, no, none],
+        &TensorType::known(DType::I64, &tuple_dims),
+    )?;
+    let flat_type = TensorType::known(DType::I64, &[tuples]);
+    let flat_shape = t.int_list(&[tuples])?;
+    let mut flat = t.aten_tensor("reshape", &[position, flat_shape], &flat_type)?;
+    if batch > 0 {
+        // Each tuple's batch, as an offset into the flattened batch and addressed
+        // dimensions.
+        let per_tuple_batch = tuples / batches.max(1);
+        let offsets: Vec<i64> = (0..tuples)
+            .map(|i| i / per_tuple_batch.max(1) * per_batch)
+            .collect();
+        let offsets = t.literal(&i64_tensor(&[tuples], &offsets))?;
+        flat = t.aten_tensor("add.Tensor", &[flat, offsets, one], &flat_type)?;
+    }
+    let mut source_dims = vec![batches * per_batch];
+    source_dims.extend(rest);
+    let source_shape = t.int_list(&source_dims)?;
+    let source = t.aten_tensor(
+        "reshape",
+        &[data, source_shape],
+        &TensorType::known(data_dtype, &source_dims),
+    )?;
+    let mut picked_dims = vec![tuples];
+    picked_dims.extend(rest);
+    let picked = t.aten_tensor(
+        "index_select",
+        &[source, zero, flat],
+        &TensorType::known(data_dtype, &picked_dims),
+    )?;
+    let mut out_dims = tuple_dims;
+    out_dims.extend(rest);
+    let out_shape = t.int_list(&out_dims)?;
+    let result = b.result_type(0)?;
+    Ok(vec![t.aten_tensor(
+        "reshape",
+        &[picked, out_shape],
+        &result,
+    )?])
+}
+
+fn i64_tensor(dims: &[i64], values: &[i64]) -> TensorData {
+    TensorData {
+        dtype: DType::I64,
+        dims: dims.to_vec(),
+        bytes: values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>()
+            .into(),
+    }
+}
