@@ -9,10 +9,13 @@ Quantized real models end in float ops (Softmax, Sigmoid, a float head after the
 DequantizeLinear), and IREE, like torch-mlir, computes the convolutions and matmuls of
 dequantized tensors in f32 where qlower accumulates exactly in int32: an activation on a
 rounding boundary now and then lands one step away, and later layers carry that step on.
-So `compilers.compare_real` holds a real model's float outputs to the relative L2 bound
-ONNX Runtime must meet against qlower (`manifest.BOUNDS`), or, for an output a
-DequantizeLinear writes, to one of its steps (a two-class softmax moved by one step is
-far over any relative bound). A test driver, not part of the product.
+That is the situation `manifest.BOUNDS` describes for dynamic quantization, so a
+statically quantized form is held to the dynamic bound here (1e-2) rather than to the
+1e-3 ONNX Runtime, which sums exactly too, must meet: smart-turn's one output is 8.6e-4
+from qlower on an AVX-512 CPU, too close to 1e-3 for another CPU's codegen. So
+`compilers.compare_real` holds a real model's float outputs to that relative L2 bound,
+or, for an output a DequantizeLinear writes, to one of its steps (a two-class softmax
+moved by one step is far over any relative bound). A test driver, not part of the product.
 """
 
 import importlib.util
@@ -83,7 +86,10 @@ def cases(cache, every_form, work):
         if static:
             label += ".static"
             path = fixed_shapes(path, inputs, os.path.join(work, f"{label}.onnx"))
-        out.append((label, path, inputs, run.manifest.BOUNDS[kind]))
+        bound = run.manifest.BOUNDS[kind]
+        if kind in ("qdq", "qoperator", "shipped-qdq"):
+            bound = max(bound, run.manifest.BOUNDS["dynamic"])
+        out.append((label, path, inputs, bound))
     return out
 
 
