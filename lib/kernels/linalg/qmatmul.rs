@@ -82,41 +82,22 @@ pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
 
 pub(crate) fn run_on(isa: Isa, c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     let a = c.arg(0)?.as_tensor()?;
-    let (Ok(ap), Ok(yp)) = (
-        Params::read(c.arg(1)?, c.arg(2)?),
-        Params::read(c.arg(6)?, c.arg(7)?),
-    ) else {
+    let Some(q) = Requantized::read(c)? else {
         return Ok(None);
     };
-    let ResultType::Tensor(ty) = c.result(0)? else {
-        return Ok(None);
-    };
-    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
-        return Ok(None);
-    };
-    if ap.len() != 1 || yp.len() != 1 || a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
+    if a.rank() == 0 || w.k == 0 || a.shape[a.rank() - 1] != w.k {
         return Ok(None);
     }
     let Some((bytes, shift)) = shifted(&a.data, false) else {
         return Ok(None);
     };
-    let a_zero = (ap.zero_point(0) + shift) as i32;
-    let multipliers: Vec<f32> = w
-        .scales
-        .iter()
-        .map(|&bs| ap.scale(0) * bs / yp.scale(0))
-        .collect();
-    if !requant::finite(&multipliers) {
-        return Ok(None);
-    }
-    let y_zero = yp.zero_point(0);
-    let Some(out) = Output::new(y_zero, signed) else {
+    let a_zero = (q.ap.zero_point(0) + shift) as i32;
+    let Some(multipliers) = q.multipliers(w) else {
         return Ok(None);
     };
     let lead = &a.shape[..a.rank() - 1];
-    let (shape, y) = product(isa, lead, &bytes, a_zero, w, multipliers, &[], out)?;
-    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
-    Ok(Some(vec![Value::tensor(t)]))
+    let (shape, y) = product(isa, lead, &bytes, a_zero, w, multipliers, &[], q.out)?;
+    q.finish(shape, y)
 }
 
 /// `qlinear_matmul` whose b is not a constant, and has batch dimensions equal to a's
@@ -129,23 +110,11 @@ pub fn run_batched(c: &Call) -> Result<Option<Vec<Value>>> {
 
 pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
     let (a, b) = (c.arg(0)?.as_tensor()?, c.arg(3)?.as_tensor()?);
-    let (Ok(ap), Ok(bp), Ok(yp)) = (
-        Params::read(c.arg(1)?, c.arg(2)?),
-        Params::read(c.arg(4)?, c.arg(5)?),
-        Params::read(c.arg(6)?, c.arg(7)?),
-    ) else {
-        return Ok(None);
-    };
-    let ResultType::Tensor(ty) = c.result(0)? else {
-        return Ok(None);
-    };
-    let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
+    let (Some(q), Ok(bp)) = (Requantized::read(c)?, Params::read(c.arg(4)?, c.arg(5)?)) else {
         return Ok(None);
     };
     let (ra, rb) = (a.rank(), b.rank());
-    if ap.len() != 1
-        || yp.len() != 1
-        || ra < 3
+    if ra < 3
         || ra != rb
         || a.shape[..ra - 2] != b.shape[..rb - 2]
         || a.shape[ra - 1] != b.shape[rb - 2]
@@ -158,13 +127,10 @@ pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
     else {
         return Ok(None);
     };
-    let Some(out) = Output::new(yp.zero_point(0), signed) else {
-        return Ok(None);
-    };
     if m == 0 || k == 0 || n == 0 {
         return Ok(None);
     }
-    let a_zero = (ap.zero_point(0) + a_shift) as i32;
+    let a_zero = (q.ap.zero_point(0) + a_shift) as i32;
     let mut shape = a.shape[..ra - 1].to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
@@ -174,20 +140,70 @@ pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
         else {
             return Ok(None);
         };
-        let multipliers: Vec<f32> = w
-            .scales
-            .iter()
-            .map(|&bs| ap.scale(0) * bs / yp.scale(0))
-            .collect();
-        if !requant::finite(&multipliers) {
+        let Some(multipliers) = q.multipliers(&w) else {
             return Ok(None);
-        }
+        };
         let rows = &a_bytes[i * m * k..(i + 1) * m * k];
-        let (_, part) = product(isa, &[m], rows, a_zero, &w, multipliers, &[], out)?;
+        let (_, part) = product(isa, &[m], rows, a_zero, &w, multipliers, &[], q.out)?;
         y.extend(part);
     }
-    let t = out.tensor(shape, y, quantized.then(|| yp.scale(0)))?;
-    Ok(Some(vec![Value::tensor(t)]))
+    q.finish(shape, y)
+}
+
+/// What `qlinear_matmul` requantizes with: a's and the output's parameters (both per
+/// tensor) and the output's kind, read once for either path.
+struct Requantized {
+    ap: Params,
+    yp: Params,
+    out: Output,
+    quantized: bool,
+}
+
+impl Requantized {
+    /// `None` for parameters the fast paths do not take.
+    fn read(c: &Call) -> Result<Option<Requantized>> {
+        let (Ok(ap), Ok(yp)) = (
+            Params::read(c.arg(1)?, c.arg(2)?),
+            Params::read(c.arg(6)?, c.arg(7)?),
+        ) else {
+            return Ok(None);
+        };
+        let ResultType::Tensor(ty) = c.result(0)? else {
+            return Ok(None);
+        };
+        let Some((signed, quantized)) = super::qparams::output_kind(ty.dtype) else {
+            return Ok(None);
+        };
+        if ap.len() != 1 || yp.len() != 1 {
+            return Ok(None);
+        }
+        let Some(out) = Output::new(yp.zero_point(0), signed) else {
+            return Ok(None);
+        };
+        Ok(Some(Requantized {
+            ap,
+            yp,
+            out,
+            quantized,
+        }))
+    }
+
+    /// Per column of `w`: a_scale · b_scale / y_scale, or `None` when one is not finite.
+    fn multipliers(&self, w: &MatmulWeights) -> Option<Vec<f32>> {
+        let m: Vec<f32> = w
+            .scales
+            .iter()
+            .map(|&bs| self.ap.scale(0) * bs / self.yp.scale(0))
+            .collect();
+        requant::finite(&m).then_some(m)
+    }
+
+    fn finish(&self, shape: Vec<usize>, y: Vec<u8>) -> Result<Option<Vec<Value>>> {
+        let t = self
+            .out
+            .tensor(shape, y, self.quantized.then(|| self.yp.scale(0)))?;
+        Ok(Some(vec![Value::tensor(t)]))
+    }
 }
 
 /// The float product of dynamic quantization: `a` (uint8, zero point `a_zero`) times

@@ -88,6 +88,27 @@ fn every_signedness_mix() {
 #[test]
 fn batched_b_of_attention() {
     let t = |shape: &[usize], d: Data| Value::tensor(Tensor::new(shape.to_vec(), d).unwrap());
+    // a, its zero point, b, its zero point; the scales and the output's are fixed.
+    let operands = |a: Value, a_zero: i64, b: Value, b_zero: i64| {
+        let (a_scale, b_scale) = (Value::Float(0.05), Value::Float(0.02));
+        let y = [Value::Float(0.7), Value::Int(7)];
+        [
+            vec![
+                a,
+                a_scale,
+                Value::Int(a_zero),
+                b,
+                b_scale,
+                Value::Int(b_zero),
+            ],
+            y.to_vec(),
+        ]
+        .concat()
+    };
+    let results = [ResultType::Tensor(TensorType {
+        dtype: Some(DType::QUInt8),
+        shape: None,
+    })];
     for (seed, (batch, m, k, n), a_signed, b_signed) in [
         (1, (vec![1, 3], 9, 17, 13), false, true),
         (2, (vec![2], 33, 64, 40), true, false),
@@ -97,20 +118,12 @@ fn batched_b_of_attention() {
         let b_shape: Vec<usize> = batch.iter().copied().chain([k, n]).collect();
         let (na, nb) = (a_shape.iter().product(), b_shape.iter().product());
         let zp = |signed: bool| if signed { -3 } else { 130 };
-        let args = vec![
+        let args = operands(
             t(&a_shape, data(seed, na, a_signed)),
-            Value::Float(0.05),
-            Value::Int(zp(a_signed)),
+            zp(a_signed),
             t(&b_shape, data(seed + 9, nb, b_signed)),
-            Value::Float(0.02),
-            Value::Int(zp(b_signed)),
-            Value::Float(0.7),
-            Value::Int(7),
-        ];
-        let results = [ResultType::Tensor(TensorType {
-            dtype: Some(DType::QUInt8),
-            shape: None,
-        })];
+            zp(b_signed),
+        );
         let call = Call {
             args: &args,
             results: &results,
@@ -122,20 +135,12 @@ fn batched_b_of_attention() {
         }
     }
     // b broadcast over a's batch: the reference's case.
-    let args = vec![
+    let args = operands(
         t(&[2, 4, 3], data(5, 24, false)),
-        Value::Float(0.05),
-        Value::Int(0),
+        0,
         t(&[1, 3, 5], data(6, 15, true)),
-        Value::Float(0.02),
-        Value::Int(0),
-        Value::Float(0.7),
-        Value::Int(7),
-    ];
-    let results = [ResultType::Tensor(TensorType {
-        dtype: Some(DType::QUInt8),
-        shape: None,
-    })];
+        0,
+    );
     let call = Call {
         args: &args,
         results: &results,
