@@ -119,7 +119,6 @@ fn to_rows<'c, 'a>(
     } else {
         // The last block is partial: zeros fill it, and are cut off again afterwards.
         let pad = t.int_list(&[0, blocks.padded() - axis_len])?;
-        let zero = t.int(0)?;
         let mut padded = moved.clone();
         if let Some(last) = padded.last_mut() {
             *last = blocks.padded();
@@ -127,7 +126,7 @@ fn to_rows<'c, 'a>(
         let zero = if dtype.is_float() {
             t.float(0.0)?
         } else {
-            zero
+            t.int(0)?
         };
         t.aten_tensor(
             "constant_pad_nd",
@@ -224,13 +223,15 @@ pub fn dequantize_blocked<'c, 'a>(
     x_type: &TensorType,
     storage: DType,
 ) -> Result<Value<'c, 'a>> {
-    let blocks = blocks(b, x_type, 1, "x")?;
-    let p = row_params(b, t, &blocks, 1, storage)?;
-    p.check_supported()?;
-    let shape = [blocks.rows(), blocks.block];
-    let rows = to_rows(t, x, storage, &blocks, blocks.dims[blocks.axis], &shape)?;
-    let y = quant_params::dequantize(t, rows, &TensorType::known(storage, &shape), &p)?;
-    from_rows(t, y, DType::F32, &blocks)
+    through_rows(
+        b,
+        t,
+        x,
+        x_type,
+        storage,
+        (storage, DType::F32),
+        quant_params::dequantize,
+    )
 }
 
 /// Blocked QuantizeLinear of the f32 tensor `x` to integers of `storage`.
@@ -241,13 +242,43 @@ pub fn quantize_blocked<'c, 'a>(
     x_type: &TensorType,
     storage: DType,
 ) -> Result<Value<'c, 'a>> {
+    through_rows(
+        b,
+        t,
+        x,
+        x_type,
+        storage,
+        (DType::F32, storage),
+        quant_params::quantize,
+    )
+}
+
+type RowOp<'c, 'a> = fn(
+    &TorchBuilder<'c, 'a>,
+    Value<'c, 'a>,
+    &TensorType,
+    &QuantParams<'c, 'a>,
+) -> Result<Value<'c, 'a>>;
+
+/// `x` (of dtype `from`) viewed as one row per block, `op` applied with each row's
+/// parameters as a channel of axis 0, and the result (of dtype `to`) put back in x's
+/// shape.
+fn through_rows<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    x_type: &TensorType,
+    storage: DType,
+    (from, to): (DType, DType),
+    op: RowOp<'c, 'a>,
+) -> Result<Value<'c, 'a>> {
     let blocks = blocks(b, x_type, 1, "x")?;
     let p = row_params(b, t, &blocks, 1, storage)?;
     p.check_supported()?;
     let shape = [blocks.rows(), blocks.block];
-    let rows = to_rows(t, x, DType::F32, &blocks, blocks.dims[blocks.axis], &shape)?;
-    let q = quant_params::quantize(t, rows, &TensorType::known(DType::F32, &shape), &p)?;
-    from_rows(t, q, storage, &blocks)
+    let rows = to_rows(t, x, from, &blocks, blocks.dims[blocks.axis], &shape)?;
+    let y = op(t, rows, &TensorType::known(from, &shape), &p)?;
+    from_rows(t, y, to, &blocks)
 }
 
 #[cfg(test)]
