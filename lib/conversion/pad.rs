@@ -102,32 +102,10 @@ fn pad_at_run_time<'c, 'a>(
     let rank = dims_of(&x_type, "data")?.len();
     let result = b.result_type(0)?;
     let mode = b.string("mode", "constant")?;
-    let torch_mode = match mode.as_str() {
-        "constant" => None,
-        "reflect" => Some("reflect"),
-        "edge" => Some("replicate"),
-        "wrap" if b.opset >= 19 => Some("circular"),
-        other => {
-            let wrap = if b.opset >= 19 { ", wrap" } else { "" };
-            bail!("attribute 'mode' is '{other}'; expected constant, reflect, edge{wrap}")
-        }
-    };
+    let torch_mode = torch_mode(b, &mode)?;
     let pads = int_entries(b, t, 1, "pads")?;
     let (begins, ends) = match axes {
-        PadAxes::Known(axes) => {
-            let axes = match axes {
-                Some(a) => normalize_axes(&a, rank, "axes")?,
-                None => (0..rank).collect(),
-            };
-            check_pad_count(pads.len(), axes.len())?;
-            let zero = t.int(0)?;
-            let (mut begins, mut ends) = (vec![zero; rank], vec![zero; rank]);
-            for (k, &a) in axes.iter().enumerate() {
-                begins[a] = pads[k];
-                ends[a] = pads[k + axes.len()];
-            }
-            (begins, ends)
-        }
+        PadAxes::Known(axes) => spread_pads(&pads, axes.as_deref(), rank, t.int(0)?)?,
         PadAxes::RunTime(axes) => {
             check_pad_count(pads.len(), axes.len())?;
             spread_run_time_pads(t, &pads, &axes, rank)?
@@ -152,6 +130,21 @@ fn pad_at_run_time<'c, 'a>(
         &[x, list, value],
         &result,
     )?])
+}
+
+/// torch's name for ONNX's padding `mode` (`None` for constant padding); wrap came
+/// with Pad-19.
+fn torch_mode(b: &Binder, mode: &str) -> Result<Option<&'static str>> {
+    Ok(match mode {
+        "constant" => None,
+        "reflect" => Some("reflect"),
+        "edge" => Some("replicate"),
+        "wrap" if b.opset >= 19 => Some("circular"),
+        other => {
+            let wrap = if b.opset >= 19 { ", wrap" } else { "" };
+            bail!("attribute 'mode' is '{other}'; expected constant, reflect, edge{wrap}")
+        }
+    })
 }
 
 fn check_pad_count(pads: usize, axes: usize) -> Result<()> {
@@ -217,17 +210,8 @@ fn lower_pad<'c, 'a>(
     let dims = dims_of(&x_type, "data")?;
     let result = b.result_type(0)?;
     let mode = b.string("mode", "constant")?;
-    let (begins, ends) = spread_pads(&pads, axes.as_deref(), dims.len())?;
-    let torch_mode = match mode.as_str() {
-        "constant" => None,
-        "reflect" => Some("reflect"),
-        "edge" => Some("replicate"),
-        "wrap" if b.opset >= 19 => Some("circular"),
-        other => {
-            let wrap = if b.opset >= 19 { ", wrap" } else { "" };
-            bail!("attribute 'mode' is '{other}'; expected constant, reflect, edge{wrap}")
-        }
-    };
+    let (begins, ends) = spread_pads(&pads, axes.as_deref(), dims.len(), 0)?;
+    let torch_mode = torch_mode(b, &mode)?;
     check_sizes(&dims, &begins, &ends, &mode)?;
     if begins.iter().chain(&ends).all(|&p| p == 0) {
         return Ok(vec![as_result(t, x, &x_type, &result)?]);
@@ -253,13 +237,20 @@ fn lower_pad<'c, 'a>(
 }
 
 /// Per-dimension begins and ends from ONNX's pads over `axes` (all by default).
-fn spread_pads(pads: &[i64], axes: Option<&[i64]>, rank: usize) -> Result<(Vec<i64>, Vec<i64>)> {
+/// `zero` fills the dimensions no axis names: 0, or a `!torch.int` 0 for pads read at
+/// run time.
+fn spread_pads<T: Copy>(
+    pads: &[T],
+    axes: Option<&[i64]>,
+    rank: usize,
+    zero: T,
+) -> Result<(Vec<T>, Vec<T>)> {
     let axes = match axes {
         Some(a) => normalize_axes(a, rank, "axes")?,
         None => (0..rank).collect(),
     };
     check_pad_count(pads.len(), axes.len())?;
-    let (mut begins, mut ends) = (vec![0; rank], vec![0; rank]);
+    let (mut begins, mut ends) = (vec![zero; rank], vec![zero; rank]);
     for (k, &a) in axes.iter().enumerate() {
         begins[a] = pads[k];
         ends[a] = pads[k + axes.len()];
@@ -348,20 +339,20 @@ mod tests {
 
     #[test]
     fn pads_are_listed_last_dimension_first() {
-        let (b, e) = spread_pads(&[0, 0, 1, 2, 0, 0, 3, 4], None, 4).unwrap();
+        let (b, e) = spread_pads(&[0, 0, 1, 2, 0, 0, 3, 4], None, 4, 0).unwrap();
         assert_eq!(torch_order(&b, &e, 4), vec![2, 4, 1, 3, 0, 0, 0, 0]);
-        let (b, e) = spread_pads(&[1, 2], Some(&[-1]), 3).unwrap();
+        let (b, e) = spread_pads(&[1, 2], Some(&[-1]), 3, 0).unwrap();
         assert_eq!((b.clone(), e.clone()), (vec![0, 0, 1], vec![0, 0, 2]));
         assert_eq!(covered_dims(&b, &e, "reflect").unwrap(), 1);
-        assert!(spread_pads(&[1, 2, 3], None, 2).is_err());
+        assert!(spread_pads(&[1, 2, 3], None, 2, 0).is_err());
     }
 
     #[test]
     fn non_constant_modes_cover_what_torch_can_pad() {
         // NCHW padded in W only: torch's 2-D reflection pad over H and W.
-        let (b, e) = spread_pads(&[0, 0, 0, 1, 0, 0, 0, 1], None, 4).unwrap();
+        let (b, e) = spread_pads(&[0, 0, 0, 1, 0, 0, 0, 1], None, 4, 0).unwrap();
         assert_eq!(covered_dims(&b, &e, "reflect").unwrap(), 2);
-        let (b, e) = spread_pads(&[1, 0, 1, 0], None, 2).unwrap();
+        let (b, e) = spread_pads(&[1, 0, 1, 0], None, 2, 0).unwrap();
         assert!(covered_dims(&b, &e, "reflect").is_err());
         let dims = [Some(1), Some(3)];
         assert!(check_sizes(&dims, &[0, 3], &[0, 0], "reflect").is_err());
