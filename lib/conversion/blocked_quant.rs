@@ -78,9 +78,12 @@ fn blocks(b: &Binder, x_type: &TensorType, scale_input: usize, data_name: &str) 
             "blocked quantization needs {data_name}'s dimensions at compile time, but it is {x_type}"
         );
     };
+    // Refuses sizes whose product overflows, so the row counts below cannot.
+    crate::onnx::tensor::element_count(&dims)?;
     let axis = normalize_axis(b.int("axis", 1)?, x_type, data_name)? as usize;
     let k = dims[axis];
-    let count = (k + block - 1) / block;
+    // ceil(k / block) without overflow for any block_size a model holds.
+    let count = if k == 0 { 0 } else { (k - 1) / block + 1 };
     let scale_type = b.input_type(scale_input, "scale")?;
     let mut want = dims.clone();
     want[axis] = count;
@@ -96,7 +99,9 @@ fn blocks(b: &Binder, x_type: &TensorType, scale_input: usize, data_name: &str) 
     Ok(Blocks {
         dims,
         axis,
-        block,
+        // A block longer than the axis is one block of the axis: padding x to the
+        // block's length would only add zeros to cut off again.
+        block: block.min(k),
         count,
     })
 }

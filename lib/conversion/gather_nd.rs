@@ -55,11 +55,14 @@ fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec
     // Row-major strides of the addressed dimensions, in slices of `rest`.
     let mut strides = vec![1i64; ku];
     for j in (0..ku.saturating_sub(1)).rev() {
-        strides[j] = strides[j + 1] * addressed[j + 1];
+        strides[j] = product(&addressed[j + 1..])?;
     }
-    let per_batch: i64 = addressed.iter().product();
-    let tuples: i64 = idx[..idx.len() - 1].iter().product();
-    let batches: i64 = dims[..batch].iter().product();
+    let per_batch = product(addressed)?;
+    let tuples = product(&idx[..idx.len() - 1])?;
+    let batches = product(&dims[..batch])?;
+    let source_rows = batches
+        .checked_mul(per_batch)
+        .ok_or_else(|| anyhow::anyhow!("data {dims:?} has more elements than can be addressed"))?;
 
     // Negative indices wrap: i + size where i < 0, per addressed dimension.
     let sizes = t.literal(&i64_tensor(&[k], addressed))?;
@@ -88,6 +91,15 @@ fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec
     let flat_shape = t.int_list(&[tuples])?;
     let mut flat = t.aten_tensor("reshape", &[position, flat_shape], &flat_type)?;
     if batch > 0 {
+        let bytes = (tuples as u64).saturating_mul(8);
+        if bytes > crate::budget::max_tensor_bytes() {
+            bail!(
+                "indices {idx:?} need {} of batch offsets, over the {} budget (see \
+                 --max-tensor-bytes)",
+                crate::budget::show_bytes(bytes),
+                crate::budget::show_bytes(crate::budget::max_tensor_bytes())
+            );
+        }
         // Each tuple's batch, as an offset into the flattened batch and addressed
         // dimensions.
         let per_tuple_batch = tuples / batches.max(1);
@@ -97,7 +109,7 @@ fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec
         let offsets = t.literal(&i64_tensor(&[tuples], &offsets))?;
         flat = t.aten_tensor("add.Tensor", &[flat, offsets, one], &flat_type)?;
     }
-    let mut source_dims = vec![batches * per_batch];
+    let mut source_dims = vec![source_rows];
     source_dims.extend(rest);
     let source_shape = t.int_list(&source_dims)?;
     let source = t.aten_tensor(
@@ -121,6 +133,16 @@ fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec
         &[picked, out_shape],
         &result,
     )?])
+}
+
+/// The product of sizes, refusing overflow (a model may declare any sizes, and a zero
+/// elsewhere in the shape does not bound these partial products).
+fn product(dims: &[i64]) -> Result<i64> {
+    dims.iter().try_fold(1i64, |n, &d| {
+        n.checked_mul(d).ok_or_else(|| {
+            anyhow::anyhow!("sizes {dims:?} have more elements than can be addressed")
+        })
+    })
 }
 
 fn i64_tensor(dims: &[i64], values: &[i64]) -> TensorData {

@@ -108,3 +108,15 @@ func.func @test_dequantizelinear_blocked(%x: !torch.vtensor<[2,5],ui8>, %s: !tor
 // CHECK: %[[BACK:.+]] = "torch.aten.reshape"(%[[D]], {{.+}}) : {{.+}} -> !torch.vtensor<[2,6],f32>
 // CHECK: %[[CUT:.+]] = "torch.aten.slice.Tensor"(%[[BACK]], {{.+}}) : {{.+}} -> !torch.vtensor<[2,5],f32>
 // CHECK: return %[[CUT]]
+
+// A block_size beyond the axis (here the largest a model can hold) is one block of the
+// axis: no overflow, no padding, one row per slice of the other dimensions.
+// CHECK-LABEL: func.func @test_dequantizelinear_blocked_one_block(
+func.func @test_dequantizelinear_blocked_one_block(%x: !torch.vtensor<[2,4],ui8>, %s: !torch.vtensor<[2,1],f32>) -> !torch.vtensor<[2,4],f32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s) {name = "onnx.DequantizeLinear", torch.onnx.axis = 1 : si64, torch.onnx.block_size = 9223372036854775807 : si64} : (!torch.vtensor<[2,4],ui8>, !torch.vtensor<[2,1],f32>) -> !torch.vtensor<[2,4],f32>
+  return %0 : !torch.vtensor<[2,4],f32>
+}
+// CHECK-NOT: constant_pad_nd
+// CHECK: "torch.aten._make_per_channel_quantized_tensor"({{.+}}) : {{.+}} -> !torch.vtensor<[2,4],!torch.quint8>
+// CHECK-NOT: slice.Tensor
+// CHECK: return
