@@ -19,9 +19,18 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
     let (kernel, prepare): (Kernel, Option<Prepare>) = match name {
         qlower::QLINEAR_CONV => (qlinear::qlinear_conv, Some(qlinear::prepare_conv)),
         qlower::QLINEAR_MATMUL => (qlinear::qlinear_matmul, Some(qlinear::prepare_matmul)),
-        qlower::DEQUANTIZED_CONV => (quantized_operands::dequantized_conv, None),
-        qlower::DEQUANTIZED_MATMUL => (quantized_operands::dequantized_matmul, None),
-        qlower::DEQUANTIZED_MM => (quantized_operands::dequantized_mm, None),
+        qlower::DEQUANTIZED_CONV => (
+            quantized_operands::dequantized_conv,
+            Some(quantized_operands::prepare_dequantized_conv),
+        ),
+        qlower::DEQUANTIZED_MATMUL => (
+            quantized_operands::dequantized_matmul,
+            Some(quantized_operands::prepare_dequantized_matmul),
+        ),
+        qlower::DEQUANTIZED_MM => (
+            quantized_operands::dequantized_mm,
+            Some(quantized_operands::prepare_dequantized_mm),
+        ),
         qlower::QLINEAR_ADD => (qlinear_binary::qlinear_add, None),
         qlower::QLINEAR_ADD_AS_UINT8 => (qlinear_binary::qlinear_add_as_uint8, None),
         qlower::QLINEAR_MUL => (qlinear_binary::qlinear_mul, None),

@@ -15,7 +15,7 @@ use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
-use crate::kernels::{Call, ResultType, lookup};
+use crate::kernels::{Call, Prepared, ResultType, lookup};
 
 /// The integers of `t` minus their zero point(s), as int32.
 fn centred(t: &Tensor) -> Result<Tensor> {
@@ -159,23 +159,62 @@ fn dequantize_all(args: &[Value]) -> Result<Vec<Value>> {
 
 /// The float convolution of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_conv(c: &Call) -> Result<Vec<Value>> {
-    let args = dequantize_all(c.args)?;
-    let out = run_kernel("torch.aten.convolution", &args, c.result(0)?.clone())?;
-    Ok(vec![Value::tensor(out)])
+    dequantized_op(c, "torch.aten.convolution", &[])
 }
 
 /// The float matmul of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_matmul(c: &Call) -> Result<Vec<Value>> {
-    let args = dequantize_all(c.args)?;
-    let out = run_kernel("torch.aten.matmul", &args, c.result(0)?.clone())?;
-    Ok(vec![Value::tensor(out)])
+    dequantized_op(c, "torch.aten.matmul", &[])
 }
 
 /// The float mm of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_mm(c: &Call) -> Result<Vec<Value>> {
-    let args = dequantize_all(c.args)?;
-    let out = run_kernel("torch.aten.mm", &args, c.result(0)?.clone())?;
+    dequantized_op(c, "torch.aten.mm", &[])
+}
+
+/// `name` on the dequantized operands, taking those in `ready` (operand index, its
+/// dequantized value) as they are.
+fn dequantized_op(c: &Call, name: &str, ready: &[(usize, Value)]) -> Result<Vec<Value>> {
+    let mut args = Vec::with_capacity(c.args.len());
+    for (i, v) in c.args.iter().enumerate() {
+        match ready.iter().find(|(at, _)| *at == i) {
+            Some((_, d)) => args.push(d.clone()),
+            None => args.extend(dequantize_all(std::slice::from_ref(v))?),
+        }
+    }
+    let out = run_kernel(name, &args, c.result(0)?.clone())?;
     Ok(vec![Value::tensor(out)])
+}
+
+/// Dequantizes the constant quantized operands (the weights) once, at plan time.
+fn prepare_dequantized(constants: &[Option<&Value>], name: &'static str) -> Option<Prepared> {
+    let mut ready = Vec::new();
+    for (i, v) in constants.iter().enumerate() {
+        if let Some(v @ Value::Tensor(t)) = v
+            && t.quant.is_some()
+        {
+            ready.push((i, dequantize_all(std::slice::from_ref(*v)).ok()?.pop()?));
+        }
+    }
+    if ready.is_empty() {
+        return None;
+    }
+    Some(Arc::new(move |c: &Call| dequantized_op(c, name, &ready)))
+}
+
+/// `prepare_dequantized` for `dequantized_conv`.
+pub fn prepare_dequantized_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
+    prepare_dequantized(constants, "torch.aten.convolution")
+}
+
+/// `prepare_dequantized` for `dequantized_matmul`.
+pub fn prepare_dequantized_matmul(constants: &[Option<&Value>]) -> Option<Prepared> {
+    prepare_dequantized(constants, "torch.aten.matmul")
+}
+
+/// `prepare_dequantized` for `dequantized_mm`.
+pub fn prepare_dequantized_mm(constants: &[Option<&Value>]) -> Option<Prepared> {
+    prepare_dequantized(constants, "torch.aten.mm")
 }
 
 #[cfg(test)]
@@ -272,5 +311,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f32_values(&f), vec![51.0, 52.0, 199.0, 198.0]);
+    }
+
+    #[test]
+    fn constant_weights_dequantized_at_plan_time_give_the_same_floats() {
+        use crate::kernels::Call;
+        let x = quantized(
+            &[1, 3],
+            Data::U8(vec![3, 200, 17]),
+            Quant::PerTensor {
+                scale: 0.1,
+                zero_point: 5,
+            },
+        );
+        let w = quantized(
+            &[3, 2],
+            Data::I8(vec![-7, 3, 120, -128, 0, 9]),
+            Quant::PerChannel {
+                scales: vec![0.02, 0.5],
+                zero_points: vec![1, -2],
+                axis: 1,
+            },
+        );
+        let args = [x, w.clone()];
+        let results = [of(DType::F32)];
+        let call = Call {
+            args: &args,
+            results: &results,
+        };
+        let direct = super::dequantized_mm(&call).unwrap();
+        let prepared = super::prepare_dequantized_mm(&[None, Some(&w)]).unwrap();
+        assert_eq!(prepared(&call).unwrap(), direct);
+        // Nothing constant and quantized: nothing to prepare.
+        assert!(super::prepare_dequantized_mm(&[None, None]).is_none());
     }
 }
