@@ -5,6 +5,7 @@
 
 mod conv_matmul;
 mod elementwise;
+mod lookup_table;
 mod max_pool;
 
 use melior::Context;

@@ -51,6 +51,14 @@ pub const DYNAMIC_CONV: &str = "qlower.dynamic_conv";
 /// As `DYNAMIC_CONV` for MatMulInteger with a constant 2-D b: a, b, b_zero_point,
 /// b_scale, bias (per column, or none).
 pub const DYNAMIC_MATMUL: &str = "qlower.dynamic_matmul";
+/// An element-wise float function of one 8-bit per-tensor quantized tensor,
+/// requantized per tensor, as a table of its value at every input: x, table
+/// ([channels, 256], row `c` indexed by x's bit pattern), axis (x's channel axis),
+/// y_scale, y_zero_point.
+pub const QLINEAR_LOOKUP: &str = "qlower.qlinear_lookup";
+/// As `QLINEAR_LOOKUP` for a function whose float result is used as such: x, table
+/// ([channels, 256] of f32), axis.
+pub const DEQUANTIZED_LOOKUP: &str = "qlower.dequantized_lookup";
 
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
@@ -71,6 +79,8 @@ pub const ALL: &[&str] = &[
     QMAX_POOL,
     DYNAMIC_CONV,
     DYNAMIC_MATMUL,
+    QLINEAR_LOOKUP,
+    DEQUANTIZED_LOOKUP,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics

@@ -4,7 +4,8 @@
 use crate::dialect::qlower;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
-    dynamic_linear, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
+    dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax,
+    quantized_operands,
 };
 use crate::kernels::{Kernel, Prepare};
 
@@ -49,6 +50,8 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
             dynamic_linear::dynamic_matmul,
             Some(dynamic_linear::prepare_dynamic_matmul),
         ),
+        qlower::QLINEAR_LOOKUP => (lookup_table::qlinear_lookup, None),
+        qlower::DEQUANTIZED_LOOKUP => (lookup_table::dequantized_lookup, None),
         _ => return None,
     };
     Some(FusedKernel { kernel, prepare })

@@ -4,6 +4,7 @@
 
 pub mod dynamic_linear;
 mod dynamic_range;
+pub mod lookup_table;
 pub mod qlinear;
 pub mod qlinear_binary;
 pub mod qlinear_pool;

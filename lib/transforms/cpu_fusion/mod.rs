@@ -5,7 +5,8 @@
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`). Each matcher only reads the IR and returns a `Fusion` or declines.
+//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`), element-wise float
+//! functions of one quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR and returns a `Fusion` or declines.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -19,6 +20,7 @@ mod avg_pool;
 mod conv_matmul;
 mod dynamic;
 mod elementwise;
+mod lookup_table;
 mod max_pool;
 
 use std::collections::HashMap;
@@ -109,15 +111,17 @@ fn find<'c: 'a, 'a>(
         "torch.aten.quantize_per_tensor" => conv_matmul::match_quantized(op)
             .or_else(|| elementwise::match_quantized(op))
             .or_else(|| avg_pool::match_quantized(op))
-            .or_else(|| max_pool::match_quantized(op)),
+            .or_else(|| max_pool::match_quantized(op))
+            .or_else(|| lookup_table::match_quantized(op)),
         // Only when the int_repr is the quantize's one use: then the integers are
         // written straight away and the quantize becomes dead.
         "torch.aten.int_repr" if uses.get(&key(op.operand(0).ok()?)) == Some(&1) => {
             conv_matmul::match_int_repr(op)
         }
         "torch.aten.dequantize.self" => conv_matmul::match_dequantized(op),
-        "torch.aten.mul.Tensor" => dynamic::match_mul(op),
-        "torch.aten.add.Tensor" => dynamic::match_add(op),
+        "torch.aten.mul.Tensor" => dynamic::match_mul(op).or_else(|| lookup_table::match_float(op)),
+        "torch.aten.add.Tensor" => dynamic::match_add(op).or_else(|| lookup_table::match_float(op)),
+        name if lookup_table::is_elementwise(name) => lookup_table::match_float(op),
         _ => None,
     }
 }

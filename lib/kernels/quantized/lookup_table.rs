@@ -1,0 +1,247 @@
+//! An 8-bit quantized tensor mapped through a table: the kernel of
+//! `qlower.qlinear_lookup`, which stands for an element-wise float function of one
+//! 8-bit per-tensor quantized input, requantized per tensor (QDQ models leave batch
+//! normalizations, GELUs and activations in float between a DequantizeLinear and a
+//! QuantizeLinear). Such a function has at most 256 distinct inputs per channel, so
+//! `fuse-for-cpu` evaluates it once on every input with the very kernels the unfused
+//! ops run, and each element then costs one load: the results are those of the
+//! unfused ops, byte for byte.
+
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Quant, Tensor};
+use crate::kernels::{Call, args};
+
+/// Elements per rayon task: a lookup is cheap, so tasks must be long to pay for
+/// themselves.
+const CHUNK: usize = 1 << 16;
+
+/// Operands: x (8-bit integers, quantized or raw), table ([channels, 256] of the
+/// result's storage, row `c` indexed by the bit pattern of x), axis (the channel axis
+/// of x; unused for one channel), y_scale, y_zero_point. The result carries y_scale and
+/// y_zero_point as `quantize_per_tensor`'s does.
+pub fn qlinear_lookup(c: &Call) -> Result<Vec<Value>> {
+    let data = tabulated(c)?;
+    if !matches!(data, Data::U8(_) | Data::I8(_)) {
+        bail!(
+            "the lookup table must hold 8-bit integers, but holds {}",
+            data.dtype()
+        );
+    }
+    let mut y = Tensor::new(args::tensor(c, 0)?.shape.clone(), data)?;
+    y.quant = Some(Quant::PerTensor {
+        scale: args::float(c, 3)?,
+        zero_point: args::int(c, 4)?,
+    });
+    args::ret(c, y)
+}
+
+/// Operands: x, table ([channels, 256] of f32), axis, as `qlinear_lookup`; the result
+/// is the float function's value.
+pub fn dequantized_lookup(c: &Call) -> Result<Vec<Value>> {
+    let data = tabulated(c)?;
+    if !matches!(data, Data::F32(_)) {
+        bail!("the lookup table must hold f32, but holds {}", data.dtype());
+    }
+    args::ret(c, Tensor::new(args::tensor(c, 0)?.shape.clone(), data)?)
+}
+
+/// x (operand 0) looked up in the table (operand 1) along the axis (operand 2).
+fn tabulated(c: &Call) -> Result<Data> {
+    let x = args::tensor(c, 0)?;
+    let table = args::tensor(c, 1)?;
+    let axis = args::int(c, 2)?;
+    let channels = match table.shape.as_slice() {
+        [channels, 256] if *channels > 0 => *channels,
+        other => bail!("the lookup table has shape {other:?}, expected [channels, 256]"),
+    };
+    let inner = if channels == 1 {
+        1
+    } else {
+        let Some(axis) = usize::try_from(axis).ok().filter(|&a| a < x.rank()) else {
+            bail!("axis {axis} is out of range for rank {}", x.rank());
+        };
+        if x.shape[axis] != channels {
+            bail!(
+                "the lookup table has {channels} rows, but axis {axis} of x has {}",
+                x.shape[axis]
+            );
+        }
+        x.shape[axis + 1..].iter().product()
+    };
+    let converted;
+    let indices: &[u8] = match &x.data {
+        Data::U8(q) => q,
+        Data::I8(q) => {
+            converted = q.iter().map(|&v| v as u8).collect::<Vec<u8>>();
+            &converted
+        }
+        other => bail!("x must hold 8-bit integers, but holds {}", other.dtype()),
+    };
+    Ok(match &table.data {
+        Data::U8(t) => Data::U8(look_up(indices, t, channels, inner)),
+        Data::I8(t) => Data::I8(look_up(indices, t, channels, inner)),
+        Data::F32(t) => Data::F32(look_up(indices, t, channels, inner)),
+        other => bail!("a lookup table of {} is not supported", other.dtype()),
+    })
+}
+
+/// `y[i] = table[channel(i)][x[i]]`, where element `i` is in channel
+/// `(i / inner) % channels`. Runs of one channel are looked up together.
+fn look_up<T: Copy + Default + Send + Sync>(
+    x: &[u8],
+    table: &[T],
+    channels: usize,
+    inner: usize,
+) -> Vec<T> {
+    let mut y = vec![T::default(); x.len()];
+    let inner = inner.max(1);
+    let rows: Vec<&[T; 256]> = table
+        .chunks_exact(256)
+        .filter_map(|r| r.try_into().ok())
+        .collect();
+    if rows.is_empty() {
+        return y;
+    }
+    let channels = channels.clamp(1, rows.len());
+    let work = |(k, out): (usize, &mut [T])| {
+        let start = k * CHUNK;
+        let x = &x[start..start + out.len()];
+        if inner == 1 {
+            // Channels along the last axis: the row changes at every element.
+            let mut channel = start % channels;
+            for (y, &q) in out.iter_mut().zip(x) {
+                *y = rows[channel][usize::from(q)];
+                channel += 1;
+                if channel == channels {
+                    channel = 0;
+                }
+            }
+            return;
+        }
+        let mut i = 0;
+        while i < out.len() {
+            let at = start + i;
+            let channel = (at / inner) % channels;
+            let run = (inner - at % inner).min(out.len() - i);
+            let row = rows[channel];
+            for (y, &q) in out[i..i + run].iter_mut().zip(&x[i..i + run]) {
+                *y = row[usize::from(q)];
+            }
+            i += run;
+        }
+    };
+    if x.len() > CHUNK {
+        y.par_chunks_mut(CHUNK).enumerate().for_each(work);
+    } else {
+        work((0, &mut y));
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::ResultType;
+
+    fn call(x: Tensor, table: Tensor, axis: i64) -> Result<Vec<Value>> {
+        let args = [
+            Value::tensor(x),
+            Value::tensor(table),
+            Value::Int(axis),
+            Value::Float(0.5),
+            Value::Int(3),
+        ];
+        qlinear_lookup(&Call {
+            args: &args,
+            results: &[ResultType::None],
+        })
+    }
+
+    #[test]
+    fn each_channel_reads_its_own_row() {
+        let table: Vec<u8> = (0..2 * 256)
+            .map(|i| (i % 256) as u8 ^ (i / 256) as u8)
+            .collect();
+        let x = Tensor::new(vec![1, 2, 3], Data::U8(vec![0, 1, 255, 0, 1, 255])).unwrap();
+        let t = Tensor::new(vec![2, 256], Data::U8(table)).unwrap();
+        let y = call(x, t, 1).unwrap();
+        let y = y[0].as_tensor().unwrap();
+        assert_eq!(y.data, Data::U8(vec![0, 1, 255, 1, 0, 254]));
+        assert_eq!(
+            y.quant,
+            Some(Quant::PerTensor {
+                scale: 0.5,
+                zero_point: 3
+            })
+        );
+    }
+
+    #[test]
+    fn int8_inputs_index_by_bit_pattern() {
+        let table: Vec<i8> = (0..256).map(|i| (i as u8).wrapping_add(1) as i8).collect();
+        let x = Tensor::new(vec![3], Data::I8(vec![-128, -1, 5])).unwrap();
+        let t = Tensor::new(vec![1, 256], Data::I8(table)).unwrap();
+        let y = call(x, t, 0).unwrap();
+        assert_eq!(y[0].as_tensor().unwrap().data, Data::I8(vec![-127, 0, 6]));
+    }
+
+    #[test]
+    fn long_inputs_split_across_tasks_at_any_boundary() {
+        let n = 3 * CHUNK + 17;
+        let x: Vec<u8> = (0..n).map(|i| (i * 7 % 256) as u8).collect();
+        let table: Vec<u8> = (0..3 * 256).map(|i| (i * 13 % 251) as u8).collect();
+        let inner = n / 3 + 1;
+        let y = look_up(&x, &table, 3, inner);
+        for (i, (&q, &v)) in x.iter().zip(&y).enumerate() {
+            assert_eq!(v, table[(i / inner) % 3 * 256 + usize::from(q)], "{i}");
+        }
+    }
+
+    #[test]
+    fn malformed_operands_are_refused() {
+        let x = || Tensor::new(vec![1, 2], Data::U8(vec![0, 1])).unwrap();
+        let t = |c: usize| Tensor::new(vec![c, 256], Data::U8(vec![0; c * 256])).unwrap();
+        assert!(
+            call(x(), t(3), 1)
+                .unwrap_err()
+                .to_string()
+                .contains("3 rows")
+        );
+        assert!(
+            call(x(), t(2), 5)
+                .unwrap_err()
+                .to_string()
+                .contains("out of range")
+        );
+        let short = Tensor::new(vec![1, 255], Data::U8(vec![0; 255])).unwrap();
+        assert!(call(x(), short, 0).is_err());
+        let f = Tensor::new(vec![2], Data::F32(vec![0.0; 2])).unwrap();
+        assert!(call(f, t(1), 0).unwrap_err().to_string().contains("8-bit"));
+        let floats = Tensor::new(vec![1, 256], Data::F32(vec![0.0; 256])).unwrap();
+        assert!(
+            call(x(), floats, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("8-bit")
+        );
+    }
+
+    #[test]
+    fn a_float_table_gives_floats_without_quantization() {
+        let table: Vec<f32> = (0..256).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let x = Tensor::new(vec![2, 2], Data::U8(vec![0, 6, 7, 255])).unwrap();
+        let t = Tensor::new(vec![1, 256], Data::F32(table)).unwrap();
+        let args = [Value::tensor(x), Value::tensor(t), Value::Int(0)];
+        let y = dequantized_lookup(&Call {
+            args: &args,
+            results: &[ResultType::None],
+        })
+        .unwrap();
+        let y = y[0].as_tensor().unwrap();
+        assert_eq!(y.data, Data::F32(vec![-3.0, 0.0, 0.5, 124.5]));
+        assert_eq!(y.quant, None);
+    }
+}
