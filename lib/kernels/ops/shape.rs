@@ -6,7 +6,7 @@
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::kernels::tensor::data::{gather, transpose_matrices};
+use crate::kernels::tensor::data::{gather, gather_runs, transpose_matrices};
 use crate::kernels::tensor::layout::{signed, strides, view_map};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor, checked_count};
@@ -195,7 +195,21 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
         None => {
             let in_strides = signed(&strides(&x.shape))?;
             let view: Vec<isize> = perm.iter().map(|&p| in_strides[p]).collect();
-            gather(&x.data, &view_map(&shape, &view, 0)?)
+            // The trailing output dimensions that stay contiguous in the input (heads
+            // moved past tokens keep each head's features together) are copied as
+            // runs; the rest index element by element.
+            let mut run = 1usize;
+            let mut kept = rank;
+            while kept > 0 && view[kept - 1] == run as isize {
+                run *= shape[kept - 1];
+                kept -= 1;
+            }
+            if run > 1 && kept < rank {
+                let starts = view_map(&shape[..kept], &view[..kept], 0)?;
+                gather_runs(&x.data, &starts, run)
+            } else {
+                gather(&x.data, &view_map(&shape, &view, 0)?)
+            }
         }
     };
     let quant = keep_quant(x, |a| perm.iter().position(|&p| p == a))?;
@@ -334,6 +348,42 @@ mod tests {
         let t = run1("aten.squeeze", &[iota(&[1, 2, 1])], unknown()).unwrap();
         assert_eq!(t.shape, vec![2]);
         assert!(run("aten.unsqueeze", &[iota(&[2]), Value::Int(3)], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn permutes_copying_runs_equal_the_element_gather() {
+        // [0, 2, 1, 3] keeps the last axis whole (runs of 5); [2, 0, 1, 3] too; the
+        // identity is one run; [0, 1, 3, 2] moves the last axis (the tiled path) and
+        // [3, 1, 2, 0] no run at all.
+        let dims = [2usize, 3, 4, 5];
+        for perm in [
+            [0, 2, 1, 3],
+            [2, 0, 1, 3],
+            [0, 1, 2, 3],
+            [0, 1, 3, 2],
+            [3, 1, 2, 0],
+        ] {
+            let perm_i64: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+            let t = run1("aten.permute", &[iota(&dims), ints(&perm_i64)], unknown()).unwrap();
+            let shape: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+            assert_eq!(t.shape, shape);
+            let mut expected = Vec::new();
+            for a in 0..shape[0] {
+                for b in 0..shape[1] {
+                    for c in 0..shape[2] {
+                        for d in 0..shape[3] {
+                            let mut at = [0usize; 4];
+                            for (k, &i) in [a, b, c, d].iter().enumerate() {
+                                at[perm[k]] = i;
+                            }
+                            let flat = ((at[0] * 3 + at[1]) * 4 + at[2]) * 5 + at[3];
+                            expected.push(flat as f32);
+                        }
+                    }
+                }
+            }
+            assert_eq!(f32_values(&t), expected, "{perm:?}");
+        }
     }
 
     #[test]

@@ -40,6 +40,18 @@ pub fn gather(data: &Data, indices: &[usize]) -> Data {
     map_same!(data, v => indices.iter().map(|&i| v[i]).collect())
 }
 
+/// The runs `data[s..s + run]` for each `s` of `starts`, one after another: a gather
+/// whose indices come in contiguous runs, copied a run at a time.
+pub fn gather_runs(data: &Data, starts: &[usize], run: usize) -> Data {
+    map_same!(data, v => {
+        let mut out = Vec::with_capacity(starts.len() * run);
+        for &s in starts {
+            out.extend_from_slice(&v[s..s + run]);
+        }
+        out
+    })
+}
+
 /// `data` as `batch` matrices of `rows × cols`, each transposed. `None` when the sizes
 /// do not cover `data` exactly.
 pub fn transpose_matrices(data: &Data, batch: usize, rows: usize, cols: usize) -> Option<Data> {
