@@ -6,9 +6,11 @@
 
 use anyhow::{Result, bail};
 
-use crate::kernels::tensor::Tensor;
+use rayon::prelude::*;
+
 use crate::kernels::tensor::data::from_f64;
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -90,33 +92,50 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let eps = args::float(c, 4)?;
     let n: usize = tail.iter().product();
     let groups: usize = x.shape[..axis].iter().product();
-    let v = x.data.to_f64();
-    let mut y = vec![0.0; v.len()];
-    let mut means = Vec::with_capacity(groups);
-    let mut rstds = Vec::with_capacity(groups);
-    if n > 0 {
-        for (row, out) in v.chunks(n).zip(y.chunks_mut(n)).take(groups) {
-            let mean = row.iter().sum::<f64>() / n as f64;
-            let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
-            let rstd = 1.0 / (var + eps).sqrt();
-            for (k, (o, &a)) in out.iter_mut().zip(row).enumerate() {
-                let mut r = (a - mean) * rstd;
-                if let Some(w) = &weight {
-                    r *= w[k];
-                }
-                if let Some(b) = &bias {
-                    r += b[k];
-                }
-                *o = r;
+    let mut means = vec![f64::NAN; groups];
+    let mut rstds = vec![f64::NAN; groups];
+    let norm = |row: &mut dyn Iterator<Item = f64>, out: &mut dyn FnMut(usize, f64)| {
+        let row: Vec<f64> = row.collect();
+        let mean = row.iter().sum::<f64>() / n as f64;
+        let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
+        let rstd = 1.0 / (var + eps).sqrt();
+        for (k, &a) in row.iter().enumerate() {
+            let mut r = (a - mean) * rstd;
+            if let Some(w) = &weight {
+                r *= w[k];
             }
-            means.push(mean);
-            rstds.push(rstd);
+            if let Some(b) = &bias {
+                r += b[k];
+            }
+            out(k, r);
         }
-    } else {
-        means.resize(groups, f64::NAN);
-        rstds.resize(groups, f64::NAN);
-    }
-    let out = Tensor::new(x.shape.clone(), from_f64(dtype, &y))?;
+        (mean, rstd)
+    };
+    let out = match &x.data {
+        // Rows are independent, so they run in parallel with the same arithmetic.
+        Data::F32(v) if n > 0 => {
+            let mut y = vec![0.0f32; v.len()];
+            y.par_chunks_mut(n)
+                .zip(v.par_chunks(n))
+                .zip(means.par_iter_mut().zip(rstds.par_iter_mut()))
+                .for_each(|((y, row), (mean, rstd))| {
+                    (*mean, *rstd) = norm(&mut row.iter().map(|&a| f64::from(a)), &mut |k, r| {
+                        y[k] = r as f32
+                    });
+                });
+            Tensor::new(x.shape.clone(), Data::F32(y))?
+        }
+        _ => {
+            let v = x.data.to_f64();
+            let mut y = vec![0.0; v.len()];
+            if n > 0 {
+                for (g, (row, out)) in v.chunks(n).zip(y.chunks_mut(n)).take(groups).enumerate() {
+                    (means[g], rstds[g]) = norm(&mut row.iter().copied(), &mut |k, r| out[k] = r);
+                }
+            }
+            Tensor::new(x.shape.clone(), from_f64(dtype, &y))?
+        }
+    };
     let result = args::ret(c, out)?;
     if !stats {
         return Ok(result);
