@@ -81,7 +81,7 @@ pub fn passes() -> &'static [Pass] {
         },
         Pass {
             name: "expand-recurrent",
-            description: "Turn each qlower.lstm the loop form expresses into a torch.prim.Loop over its time steps, for torch-mlir and IREE (the torch form's last pass)",
+            description: "Turn each qlower.lstm/qlower.gru the loop form expresses into a torch.prim.Loop over its time steps, for torch-mlir and IREE (the torch form's last pass)",
             run: run_expand_recurrent,
         },
         Pass {
@@ -210,7 +210,7 @@ pub fn compile<'c>(
     }
     if emit == Emit::Torch {
         // Downstream compilers know no qlower op; the forms qlower runs itself keep the
-        // fused recurrent kernel (transforms/expand_recurrent.rs).
+        // fused recurrent kernel (transforms/expand_recurrent/).
         if transforms::expand_recurrent(context, &mut module)? > 0 {
             // The attribute constants the replaced ops read are dead now.
             transforms::dce(context, &mut module);

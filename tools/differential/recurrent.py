@@ -5,7 +5,7 @@ sequence_lens, initial states, peepholes, clip, other activations, input_forget 
 linear_before_reset, some outputs left out; and com.microsoft DynamicQuantizeLSTM with
 int8 or uint8 weights quantized per direction. Every fourth case also prints its
 torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes, or, for an
-LSTM the torch form writes as a `torch.prim.Loop` of torch ops (expand_recurrent.rs),
+LSTM or GRU the torch form writes as a `torch.prim.Loop` of torch ops (expand_recurrent/),
 whose matmuls sum in another order than the fused kernel, agree within the float bound.
 
     recurrent.py --qlower PATH [--cases N] [--seed S] [--keep DIR]
