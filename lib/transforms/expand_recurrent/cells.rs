@@ -2,9 +2,9 @@
 //!
 //! - LSTM (i, o, f, c): `g = X_t·Wᵀ + H·Rᵀ + Wb + Rb`, `C' = σ(f)⊙C + σ(i)⊙tanh(c)`,
 //!   `H' = σ(o)⊙tanh(C')`.
-//! - GRU (z, r, h): `z = σ(X_t·Wzᵀ + H·Rzᵀ + Wbz + Rbz)`, `r` likewise, `n = tanh(X_t·Whᵀ
-//!   + Wbh + (r⊙H)·Rhᵀ + Rbh)`, or with linear_before_reset `n = tanh(X_t·Whᵀ + Wbh +
-//!   r⊙(H·Rhᵀ + Rbh))`; `H' = (1-z)⊙n + z⊙H`.
+//! - GRU (z, r, h): `z = σ(X_t·Wzᵀ + H·Rzᵀ + Wbz + Rbz)`, `r` likewise,
+//!   `n = tanh(X_t·Whᵀ + Wbh + (r⊙H)·Rhᵀ + Rbh)`, or with linear_before_reset
+//!   `n = tanh(X_t·Whᵀ + Wbh + r⊙(H·Rhᵀ + Rbh))`; `H' = (1-z)⊙n + z⊙H`.
 //!
 //! Either way the step then writes H' into Y's row for this step.
 
