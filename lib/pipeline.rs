@@ -80,6 +80,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_fuse_quantized_ops,
         },
         Pass {
+            name: "expand-recurrent",
+            description: "Turn each qlower.lstm/qlower.gru the loop form expresses into a torch.prim.Loop over its time steps, for torch-mlir and IREE (the torch form's last pass)",
+            run: run_expand_recurrent,
+        },
+        Pass {
             name: "fuse-for-cpu",
             description: "Rewrite each quantized pattern the CPU backend runs as one kernel into one qlower.* op carrying that kernel's operands",
             run: run_fuse_for_cpu,
@@ -129,6 +134,15 @@ fn run_fuse_quantized_ops<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::fuse_quantized_ops::fuse_quantized_ops(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_expand_recurrent<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::expand_recurrent(context, module)?;
     Ok(Vec::new())
 }
 
@@ -193,6 +207,14 @@ pub fn compile<'c>(
             warnings.push(w);
         }
         simplify(context, &mut module, &options.passes)?;
+    }
+    if emit == Emit::Torch {
+        // Downstream compilers know no qlower op; the forms qlower runs itself keep the
+        // fused recurrent kernel (transforms/expand_recurrent/).
+        if transforms::expand_recurrent(context, &mut module)? > 0 {
+            // The attribute constants the replaced ops read are dead now.
+            transforms::dce(context, &mut module);
+        }
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
         // The `torch` form keeps torch-mlir's round trips; qlower's own fusions match

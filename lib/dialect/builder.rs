@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result};
 use melior::Context;
 use melior::RewriterBase;
 use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
-use melior::ir::operation::{OperationBuilder, OperationRef};
+use melior::ir::operation::{Operation, OperationBuilder, OperationRef};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Identifier, Location, Type, Value};
 
@@ -74,6 +74,12 @@ impl<'c: 'a, 'a> TorchBuilder<'c, 'a> {
             .add_attributes(&attributes)
             .build()
             .with_context(|| format!("building {name}"))?;
+        self.insert(op)
+    }
+
+    /// An op built elsewhere (one with regions, say), inserted at the rewriter's
+    /// insertion point like `op`'s.
+    pub fn insert(&self, op: Operation<'c>) -> Result<OperationRef<'c, 'a>> {
         let inserted = self.rewriter.insert(op);
         // SAFETY: the op now belongs to the rewriter's block, which outlives `'a`; the
         // handle's lifetime is only re-associated from the rewriter borrow to that block.

@@ -4,6 +4,7 @@
 mod fused_kernels;
 pub mod io;
 pub mod ir_values;
+mod loop_step;
 pub mod plan;
 pub mod profile;
 mod run;

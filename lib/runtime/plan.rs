@@ -15,6 +15,7 @@ use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fused_kernels;
 use super::ir_values::{constant_value, result_type};
+use super::loop_step;
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::kernels::tensor::value::Value;
@@ -91,26 +92,29 @@ impl Plan {
     }
 }
 
-fn key(v: MlirValue) -> usize {
+pub(super) fn key(v: MlirValue) -> usize {
     v.to_raw().ptr as usize
 }
 
-struct Builder {
-    slots: HashMap<usize, usize>,
-    slot_count: usize,
-    constants: HashMap<usize, Value>,
-    steps: Vec<Step>,
+/// Slots, constants and steps of one body being planned: the function's, or a loop
+/// region's (`loop_step`), which has its own.
+#[derive(Default)]
+pub(super) struct Builder {
+    pub slots: HashMap<usize, usize>,
+    pub slot_count: usize,
+    pub constants: HashMap<usize, Value>,
+    pub steps: Vec<Step>,
 }
 
 impl Builder {
-    fn define(&mut self, v: MlirValue) -> usize {
+    pub fn define(&mut self, v: MlirValue) -> usize {
         let s = self.slot_count;
         self.slot_count += 1;
         self.slots.insert(key(v), s);
         s
     }
 
-    fn slot(&self, v: MlirValue) -> Result<usize> {
+    pub fn slot(&self, v: MlirValue) -> Result<usize> {
         self.slots
             .get(&key(v))
             .copied()
@@ -123,12 +127,7 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
     let block = region
         .first_block()
         .context("func.func has an empty body")?;
-    let mut b = Builder {
-        slots: HashMap::new(),
-        slot_count: 0,
-        constants: HashMap::new(),
-        steps: Vec::new(),
-    };
+    let mut b = Builder::default();
     let arg_names = port_names(func, "arg_attrs");
     let mut inputs = Vec::new();
     for i in 0..block.argument_count() {
@@ -145,7 +144,8 @@ fn plan_function(func: OperationRef) -> Result<Plan> {
         inputs.push(Port { name, ty, slot });
     }
     let outputs = plan_block(&mut b, block, func)?;
-    let (constants, steps) = finish(b.constants, b.steps, &inputs, &outputs);
+    let output_slots: Vec<usize> = outputs.iter().map(|o| o.slot).collect();
+    let (constants, steps) = finish(b.constants, b.steps, &output_slots);
     Ok(Plan {
         inputs,
         outputs,
@@ -188,7 +188,7 @@ fn plan_block(b: &mut Builder, block: BlockRef, func: OperationRef) -> Result<Ve
 }
 
 /// `node 'conv1' (torch.aten.convolution)` when the op carries its node's name.
-fn describe(op: OperationRef, name: &str) -> String {
+pub(super) fn describe(op: OperationRef, name: &str) -> String {
     match node_name(op) {
         Some(node) => format!("node '{node}' ({name})"),
         None => name.to_string(),
@@ -197,7 +197,7 @@ fn describe(op: OperationRef, name: &str) -> String {
 
 /// The ONNX node name in the op's location (`loc("conv1")`), if it has one; file
 /// locations (`loc("x.mlir":3:5)`) are not node names.
-fn node_name(op: OperationRef) -> Option<String> {
+pub(super) fn node_name(op: OperationRef) -> Option<String> {
     let loc = op.location().to_string();
     match loc.strip_prefix("loc(\"").and_then(|r| r.split_once('"')) {
         Some((node, rest)) if !rest.starts_with(':') => Some(node.to_string()),
@@ -205,7 +205,7 @@ fn node_name(op: OperationRef) -> Option<String> {
     }
 }
 
-fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
+pub(super) fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     if let Some(value) = constant_value(op)? {
         let result: MlirValue = op.result(0)?.into();
         let slot = b.define(result);
@@ -231,6 +231,9 @@ fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<()> {
     };
     if name == RUNTIME_ASSERT {
         return plan_assert(b, op);
+    }
+    if name == loop_step::LOOP {
+        return loop_step::plan_loop(b, op);
     }
     // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
     // to constant weights at plan time; every other op runs its torch kernel.
@@ -384,13 +387,12 @@ pub(super) fn check_results(values: &[Value], types: &[ResultType]) -> Result<()
 /// float ops a fused op replaced in a `.mlir` that `fuse-for-cpu` just ran on, and
 /// weights only they used), orders the constants, and computes, per step, which slots
 /// die after it.
-fn finish(
+pub(super) fn finish(
     mut constants: HashMap<usize, Value>,
     steps: Vec<Step>,
-    inputs: &[Port],
-    outputs: &[Port],
+    outputs: &[usize],
 ) -> (Vec<(usize, Value)>, Vec<Step>) {
-    let mut live: std::collections::HashSet<usize> = outputs.iter().map(|o| o.slot).collect();
+    let mut live: std::collections::HashSet<usize> = outputs.iter().copied().collect();
     let mut kept = Vec::with_capacity(steps.len());
     for step in steps.into_iter().rev() {
         // A step without results (an assertion) is there for its effect: always kept.
@@ -408,11 +410,10 @@ fn finish(
             last_use.insert(a, i);
         }
     }
+    // Inputs die after their last use like any other value; outputs live on.
     for o in outputs {
-        last_use.remove(&o.slot);
+        last_use.remove(o);
     }
-    // Inputs die after their last use like any other value.
-    let _ = inputs;
     for (slot, step) in last_use {
         steps[step].release.push(slot);
     }

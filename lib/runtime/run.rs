@@ -45,7 +45,7 @@ impl Plan {
     fn run_observed(
         &self,
         inputs: Vec<Tensor>,
-        mut profile: Option<&mut Profile>,
+        profile: Option<&mut Profile>,
     ) -> Result<Vec<Tensor>> {
         self.check_inputs(&inputs)?;
         let mut slots: Vec<Option<Value>> = vec![None; self.slot_count];
@@ -55,38 +55,7 @@ impl Plan {
         for (port, t) in self.inputs.iter().zip(inputs) {
             slots[port.slot] = Some(Value::tensor(t));
         }
-        for (index, step) in self.steps.iter().enumerate() {
-            // Only a profiled run reads the clock.
-            let start = profile.as_ref().map(|_| Instant::now());
-            check_budget(step)?;
-            let args = step
-                .args
-                .iter()
-                .map(|&s| {
-                    slots[s]
-                        .clone()
-                        .with_context(|| format!("internal error: {} reads an empty slot", step.op))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let out = step
-                .kernel
-                .call(&Call {
-                    args: &args,
-                    results: &step.result_types,
-                })
-                .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
-                .with_context(|| step.label.clone())?;
-            drop(args);
-            for (&slot, v) in step.results.iter().zip(out) {
-                slots[slot] = Some(v);
-            }
-            for &slot in &step.release {
-                slots[slot] = None;
-            }
-            if let (Some(p), Some(start)) = (profile.as_deref_mut(), start) {
-                p.record(index, start.elapsed());
-            }
-        }
+        execute(&self.steps, &mut slots, profile)?;
         // Several graph outputs may name one value (an output and the Identity of it, or
         // a constant listed twice): each gets a copy, the last one takes the value.
         let mut readers: HashMap<usize, usize> = HashMap::new();
@@ -112,6 +81,48 @@ impl Plan {
             })
             .collect()
     }
+}
+
+/// Runs `steps` in order over `slots`: a plan's body, or a loop body's per iteration
+/// (`loop_step`). A profile, when given, gets each step's time by its index.
+pub(super) fn execute(
+    steps: &[Step],
+    slots: &mut [Option<Value>],
+    mut profile: Option<&mut Profile>,
+) -> Result<()> {
+    for (index, step) in steps.iter().enumerate() {
+        // Only a profiled run reads the clock.
+        let start = profile.as_ref().map(|_| Instant::now());
+        check_budget(step)?;
+        let args = step
+            .args
+            .iter()
+            .map(|&s| {
+                slots[s]
+                    .clone()
+                    .with_context(|| format!("internal error: {} reads an empty slot", step.op))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let out = step
+            .kernel
+            .call(&Call {
+                args: &args,
+                results: &step.result_types,
+            })
+            .and_then(|out| check_results(&out, &step.result_types).map(|_| out))
+            .with_context(|| step.label.clone())?;
+        drop(args);
+        for (&slot, v) in step.results.iter().zip(out) {
+            slots[slot] = Some(v);
+        }
+        for &slot in &step.release {
+            slots[slot] = None;
+        }
+        if let (Some(p), Some(start)) = (profile.as_deref_mut(), start) {
+            p.record(index, start.elapsed());
+        }
+    }
+    Ok(())
 }
 
 fn check_input(port: &super::plan::Port, t: &Tensor) -> Result<()> {

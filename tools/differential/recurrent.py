@@ -4,7 +4,9 @@
 sequence_lens, initial states, peepholes, clip, other activations, input_forget and
 linear_before_reset, some outputs left out; and com.microsoft DynamicQuantizeLSTM with
 int8 or uint8 weights quantized per direction. Every fourth case also prints its
-torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes.
+torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes, or, for an
+LSTM or GRU the torch form writes as a `torch.prim.Loop` of torch ops (expand_recurrent/),
+whose matmuls sum in another order than the fused kernel, agree within the float bound.
 
     recurrent.py --qlower PATH [--cases N] [--seed S] [--keep DIR]
 
@@ -180,7 +182,8 @@ def rel_l2(got, want):
 
 
 def mlir_round_trip(args, case, path, run_cmd, names):
-    """The torch form printed to `.mlir` and run must give the same bytes as the model."""
+    """The torch form printed to `.mlir` and run must give the same bytes as the model,
+    or agree within FLOAT_BOUND when it holds a loop in place of the fused layer."""
     mlir = os.path.join(case, "model.mlir")
     proc = subprocess.run([args.qlower, path, "--emit", "torch", "-o", mlir],
                           capture_output=True, text=True, timeout=120)
@@ -191,9 +194,13 @@ def mlir_round_trip(args, case, path, run_cmd, names):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         return f"qlower run of the .mlir failed: {proc.stderr.strip()[:300]}"
+    with open(mlir) as f:
+        looped = "torch.prim.Loop" in f.read()
     for name in names:
         a = np.load(os.path.join(case, f"{name}.npy"))
         b = np.load(os.path.join(out, f"{name}.npy"))
+        if looped and a.shape == b.shape and rel_l2(b, a) <= FLOAT_BOUND:
+            continue
         if a.tobytes() != b.tobytes():
             return f"{name} from the .mlir differs from the model's"
     return None

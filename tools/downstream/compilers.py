@@ -104,6 +104,37 @@ def per_axis_pair(dtype):
     return model
 
 
+def recurrent_model(rng, op, direction, with_bias=True, with_states=True, **attributes):
+    """One ONNX LSTM or GRU (T=6, B=2, I=5, H=4): its torch form is a torch.prim.Loop
+    per direction (transforms/expand_recurrent/)."""
+    d = 2 if direction == "bidirectional" else 1
+    hidden, size = 4, 5
+    gates = 4 if op == "LSTM" else 3
+    weights = {
+        "W": rng.normal(0.0, 0.5, (d, gates * hidden, size)),
+        "R": rng.normal(0.0, 0.5, (d, gates * hidden, hidden)),
+        "B": rng.normal(0.0, 0.5, (d, 2 * gates * hidden)),
+    }
+    states = ["h0", "c0"] if op == "LSTM" else ["h0"]
+    outputs = ["y", "y_h", "y_c"] if op == "LSTM" else ["y", "y_h"]
+    inputs = ["x", "W", "R", "B" if with_bias else ""]
+    graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2, size])]
+    if with_states:
+        inputs += [""] + states
+        graph_inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [d, 2, hidden])
+                         for n in states]
+    node = helper.make_node(op, inputs, outputs, hidden_size=hidden, direction=direction,
+                            name=op.lower(), **attributes)
+    graph = helper.make_graph(
+        [node], f"{op.lower()}_{direction}", graph_inputs,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(v.astype(np.float32), n) for n, v in weights.items()
+         if with_bias or n != "B"])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    return model
+
+
 def models(work, resnet, real_cache, every_real_form):
     """(label, path, inputs, bound) of every model to compile: `inputs` maps input names
     to arrays (None: random ones), `bound` is a real model's relative L2 bound (None:
@@ -116,6 +147,12 @@ def models(work, resnet, real_cache, every_real_form):
     generated.append(("qdq_conv", differential.gen_qdq_conv(rng)[0]))
     generated.append(("per_axis_pair_int8", per_axis_pair(np.int8)))
     generated.append(("per_axis_pair_uint8", per_axis_pair(np.uint8)))
+    generated.append(("lstm_forward", recurrent_model(rng, "LSTM", "forward")))
+    generated.append(("lstm_bidirectional", recurrent_model(rng, "LSTM", "bidirectional")))
+    generated.append(("lstm_reverse_bare", recurrent_model(rng, "LSTM", "reverse", False, False)))
+    generated.append(("gru_forward", recurrent_model(rng, "GRU", "forward")))
+    generated.append(("gru_bidirectional_linear_before_reset",
+                      recurrent_model(rng, "GRU", "bidirectional", linear_before_reset=1)))
     for label, model in generated:
         path = os.path.join(work, f"{label}.onnx")
         onnx.save(model, path)

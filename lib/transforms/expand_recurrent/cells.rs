@@ -1,0 +1,188 @@
+//! One time step of each layer in torch ops, per ONNX (gates in ONNX's order):
+//!
+//! - LSTM (i, o, f, c): `g = X_t·Wᵀ + H·Rᵀ + Wb + Rb`, `C' = σ(f)⊙C + σ(i)⊙tanh(c)`,
+//!   `H' = σ(o)⊙tanh(C')`.
+//! - GRU (z, r, h): `z = σ(X_t·Wzᵀ + H·Rzᵀ + Wbz + Rbz)`, `r` likewise,
+//!   `n = tanh(X_t·Whᵀ + Wbh + (r⊙H)·Rhᵀ + Rbh)`, or with linear_before_reset
+//!   `n = tanh(X_t·Whᵀ + Wbh + r⊙(H·Rhᵀ + Rbh))`; `H' = (1-z)⊙n + z⊙H`.
+//!
+//! Either way the step then writes H' into Y's row for this step.
+
+use anyhow::{Context as _, Result};
+use melior::ir::Value;
+
+use super::{Cell, Kind};
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::TensorType;
+use crate::onnx::dtype::DType;
+
+/// `values`: the step index, the states, Y (the loop body's arguments); returns the
+/// states and Y for the next step.
+pub(super) fn step<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    cell: &Cell<'c, '_>,
+    values: &[Value<'c, 'a>],
+) -> Result<Vec<Value<'c, 'a>>> {
+    let (&t, rest) = values.split_first().context("the loop body has no index")?;
+    let (&y, states) = rest.split_last().context("the loop body carries no Y")?;
+    let int = b.torch_type("int")?;
+    let zero = b.int(0)?;
+    let one = b.int(1)?;
+    let row = if cell.reverse {
+        let last = b.aten("sub.int", &[cell.steps, one], int)?;
+        b.aten("sub.int", &[last, t], int)?
+    } else {
+        t
+    };
+    let xt = b.aten_tensor("select.int", &[cell.x, zero, row], &cell.x_step)?;
+    let mut next = match (cell.kind, states) {
+        (Kind::Lstm, &[h, c]) => lstm(b, cell, xt, h, c)?,
+        (
+            Kind::Gru {
+                linear_before_reset,
+            },
+            &[h],
+        ) => {
+            vec![gru(b, cell, xt, h, linear_before_reset)?]
+        }
+        _ => anyhow::bail!("internal error: the loop carries the wrong states"),
+    };
+    next.push(write_row(b, cell, y, row, next[0])?);
+    Ok(next)
+}
+
+/// The `k`th H-wide column block of `g`.
+fn block<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    cell: &Cell<'c, '_>,
+    g: Value<'c, 'a>,
+    k: i64,
+) -> Result<Value<'c, 'a>> {
+    let one = b.int(1)?;
+    let (s, e) = (b.int(k * cell.hidden)?, b.int((k + 1) * cell.hidden)?);
+    b.aten_tensor("slice.Tensor", &[g, one, s, e, one], &cell.state)
+}
+
+fn lstm<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    cell: &Cell<'c, '_>,
+    xt: Value<'c, 'a>,
+    h: Value<'c, 'a>,
+    c: Value<'c, 'a>,
+) -> Result<Vec<Value<'c, 'a>>> {
+    let one = b.int(1)?;
+    let st = &cell.state;
+    let from_x = b.aten_tensor("matmul", &[xt, cell.w], &cell.gates)?;
+    let from_h = b.aten_tensor("matmul", &[h, cell.r], &cell.gates)?;
+    let mut g = b.aten_tensor("add.Tensor", &[from_x, from_h, one], &cell.gates)?;
+    if let Some(bias) = cell.bias {
+        g = b.aten_tensor("add.Tensor", &[g, bias, one], &cell.gates)?;
+    }
+    let gate = |k: i64, f: &str| -> Result<Value<'c, 'a>> {
+        b.aten_tensor(f, &[block(b, cell, g, k)?], st)
+    };
+    let (i, o, f, cc) = (
+        gate(0, "sigmoid")?,
+        gate(1, "sigmoid")?,
+        gate(2, "sigmoid")?,
+        gate(3, "tanh")?,
+    );
+    let kept = b.aten_tensor("mul.Tensor", &[f, c], st)?;
+    let added = b.aten_tensor("mul.Tensor", &[i, cc], st)?;
+    let c2 = b.aten_tensor("add.Tensor", &[kept, added, one], st)?;
+    let squashed = b.aten_tensor("tanh", &[c2], st)?;
+    let h2 = b.aten_tensor("mul.Tensor", &[o, squashed], st)?;
+    Ok(vec![h2, c2])
+}
+
+fn gru<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    cell: &Cell<'c, '_>,
+    xt: Value<'c, 'a>,
+    h: Value<'c, 'a>,
+    linear_before_reset: bool,
+) -> Result<Value<'c, 'a>> {
+    let one = b.int(1)?;
+    let st = &cell.state;
+    let add = |a: Value<'c, 'a>, c: Value<'c, '_>, ty: &TensorType| sum(b, a, c, ty);
+    let mut gx = b.aten_tensor("matmul", &[xt, cell.w], &cell.gates)?;
+    if let Some(wb) = cell.bias {
+        gx = add(gx, wb, &cell.gates)?;
+    }
+    let mut gh = b.aten_tensor("matmul", &[h, cell.r], &cell.gates)?;
+    if let Some(rb) = cell.r_bias {
+        gh = add(gh, rb, &cell.gates)?;
+    }
+    let gate = |k: i64| -> Result<Value<'c, 'a>> {
+        let sum = add(block(b, cell, gx, k)?, block(b, cell, gh, k)?, st)?;
+        b.aten_tensor("sigmoid", &[sum], st)
+    };
+    let (z, r) = (gate(0)?, gate(1)?);
+    let recurrent = if linear_before_reset {
+        b.aten_tensor("mul.Tensor", &[r, block(b, cell, gh, 2)?], st)?
+    } else {
+        // (r⊙H)·Rhᵀ + Rbh: Rhᵀ is Rᵀ's last H columns, Rbh Rb's last H values.
+        let reset = b.aten_tensor("mul.Tensor", &[r, h], st)?;
+        let zero = b.int(0)?;
+        let (s, e) = (b.int(2 * cell.hidden)?, b.int(3 * cell.hidden)?);
+        let hh = Some(cell.hidden);
+        let f32 = |d| TensorType::new(DType::F32, d);
+        let rh = b.aten_tensor(
+            "slice.Tensor",
+            &[cell.r, one, s, e, one],
+            &f32(vec![hh, hh]),
+        )?;
+        let mut v = b.aten_tensor("matmul", &[reset, rh], st)?;
+        if let Some(rb) = cell.r_bias {
+            let rbh = b.aten_tensor("slice.Tensor", &[rb, zero, s, e, one], &f32(vec![hh]))?;
+            v = add(v, rbh, st)?;
+        }
+        v
+    };
+    let n_in = add(block(b, cell, gx, 2)?, recurrent, st)?;
+    let n = b.aten_tensor("tanh", &[n_in], st)?;
+    // H' = n + z⊙(H - n)
+    let diff = b.aten_tensor("sub.Tensor", &[h, n, one], st)?;
+    let kept = b.aten_tensor("mul.Tensor", &[z, diff], st)?;
+    add(n, kept, st)
+}
+
+/// `a + c` (alpha 1) of type `ty`.
+fn sum<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    a: Value<'c, '_>,
+    c: Value<'c, '_>,
+    ty: &TensorType,
+) -> Result<Value<'c, 'a>> {
+    let one = b.int(1)?;
+    b.aten_tensor("add.Tensor", &[a, c, one], ty)
+}
+
+/// Y with `h` written at `row`: an `index_put` of the one-element index tensor [row].
+fn write_row<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    cell: &Cell<'c, '_>,
+    y: Value<'c, 'a>,
+    row: Value<'c, 'a>,
+    h: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>> {
+    let zero = b.int(0)?;
+    let one_list = b.int_list(&[1])?;
+    let i64_code = b.int(DType::I64.torch_scalar_type())?;
+    let none = b.none()?;
+    let index = b.aten_tensor(
+        "full",
+        &[one_list, row, i64_code, none, none, none],
+        &TensorType::new(DType::I64, vec![Some(1)]),
+    )?;
+    let indices = b.list(&[index], "optional<vtensor>")?;
+    let mut row_shape = cell.state.shape.clone().unwrap_or_default();
+    row_shape.insert(0, Some(1));
+    let values = b.aten_tensor(
+        "unsqueeze",
+        &[h, zero],
+        &TensorType::new(DType::F32, row_shape),
+    )?;
+    let no = b.bool(false)?;
+    b.aten_tensor("index_put", &[y, indices, values, no], &cell.y)
+}
