@@ -91,18 +91,21 @@ impl Float8 {
         }
     }
 
-    /// The value of `bits` (exact: every float8 value is an f64, and an f32).
+    /// The value of `bits` (exact: every float8 value is an f64, and an f32). A NaN
+    /// keeps the sign bit, as ONNX Runtime's conversion does (FNUZ's NaN, 0x80, is
+    /// negative).
     pub fn to_f64(self, bits: u8) -> f64 {
         let negative = bits & 0x80 != 0;
         let magnitude = bits & 0x7F;
+        let nan = if negative { -f64::NAN } else { f64::NAN };
         match self {
-            Float8::E4M3FNUZ | Float8::E5M2FNUZ if bits == 0x80 => return f64::NAN,
-            Float8::E4M3FN if magnitude == 0x7F => return f64::NAN,
+            Float8::E4M3FNUZ | Float8::E5M2FNUZ if bits == 0x80 => return nan,
+            Float8::E4M3FN if magnitude == 0x7F => return nan,
             Float8::E5M2 if magnitude >= 0x7C => {
                 return match (magnitude, negative) {
                     (0x7C, false) => f64::INFINITY,
                     (0x7C, true) => f64::NEG_INFINITY,
-                    _ => f64::NAN,
+                    _ => nan,
                 };
             }
             _ => {}
@@ -289,5 +292,9 @@ mod tests {
         assert!(E4M3FNUZ.to_f64(0x80).is_nan() && E5M2FNUZ.to_f64(0x80).is_nan());
         assert_eq!(E4M3FNUZ.to_f64(0xFF), -240.0);
         assert!(E4M3FN.to_f64(0x80).is_sign_negative());
+        // NaNs keep their sign bit, as ONNX Runtime's conversion does.
+        assert!(E4M3FN.to_f64(0xFF).is_sign_negative());
+        assert!(E4M3FN.to_f64(0x7F).is_sign_positive());
+        assert!(E5M2FNUZ.to_f64(0x80).is_sign_negative());
     }
 }
