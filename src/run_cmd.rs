@@ -1,4 +1,5 @@
-//! `qlower run`: runs a model on the CPU backend and writes each output as `.npy`.
+//! `qlower run`: runs a model on the CPU backend and writes each output as `.npy`
+//! (float8 outputs, which NumPy cannot hold, as ONNX `TensorProto` `.pb`).
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use crate::inputs::{bound_inputs, parse_binding};
 use crate::threads::with_threads;
 use qlower::output::write_bytes;
 use qlower::pipeline::plan_model;
-use qlower::runtime::io::{npy, output_file_name};
+use qlower::runtime::io::{encode_output, output_file_name_for};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -18,7 +19,7 @@ pub struct RunArgs {
     /// An input as NAME=FILE, where FILE is `.npy` or `.pb` (repeatable).
     #[arg(short = 'i', long = "input", value_parser = parse_binding)]
     inputs: Vec<(String, PathBuf)>,
-    /// Directory for the outputs, written as `<output name>.npy`.
+    /// Directory for the outputs, written as `<output name>.npy` (`.pb` for float8).
     #[arg(long)]
     out_dir: PathBuf,
     /// Worker threads for the kernels (default: every core).
@@ -39,8 +40,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     })?;
     let outputs = with_threads(args.threads, || plan.run(inputs))??;
     for (port, tensor) in plan.outputs.iter().zip(&outputs) {
-        let path = args.out_dir.join(output_file_name(&port.name));
-        let bytes = npy::encode(tensor).with_context(|| format!("output '{}'", port.name))?;
+        let path = args
+            .out_dir
+            .join(output_file_name_for(&port.name, tensor.dtype()));
+        let bytes =
+            encode_output(tensor, &port.name).with_context(|| format!("output '{}'", port.name))?;
         write_bytes(&path, &bytes)?;
     }
     Ok(())

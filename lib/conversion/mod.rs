@@ -17,6 +17,7 @@ mod detection;
 mod einsum;
 mod elementwise;
 mod expand_tile;
+mod float8;
 mod gather_nd;
 mod gather_slice;
 mod group_norm;

@@ -5,6 +5,7 @@ use melior::ir::Value;
 
 use super::binder::{Binder, tensor_type_of};
 use super::blocked_quant::{dequantize_blocked, quantize_blocked};
+use super::float8::{dequantize_float8, quantize_float8, zero_point_is_zero};
 use super::quant_params::{ParamSpec, check_storage, dequantize, quantize, read_params};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
@@ -72,8 +73,14 @@ fn quantize_linear<'c, 'a>(
     {
         bail!("y is {r} but y_zero_point is {}", p.storage);
     }
-    p.check_supported()?;
     // torch quantizes f32 values; other float inputs are converted first.
+    if p.storage.is_float8() {
+        let saturate = b.int("saturate", 1)? != 0;
+        let zero = zero_point_is_zero(b, 2);
+        let (x, x_type) = to_f32(t, x, &x_type)?;
+        return Ok(vec![quantize_float8(t, x, &x_type, &p, zero, saturate)?]);
+    }
+    p.check_supported()?;
     let (x, x_type) = to_f32(t, x, &x_type)?;
     Ok(vec![quantize(t, x, &x_type, &p)?])
 }
@@ -106,8 +113,12 @@ fn dequantize_linear<'c, 'a>(
     );
     let p = read_params(b, &spec, &x_type)?;
     check_storage(&p, &x_type, "x", "x_zero_point")?;
-    p.check_supported()?;
-    let y = dequantize(t, x, &x_type, &p)?;
+    let y = if x_dtype.is_float8() {
+        dequantize_float8(t, x, &x_type, &p, zero_point_is_zero(b, 2))?
+    } else {
+        p.check_supported()?;
+        dequantize(t, x, &x_type, &p)?
+    };
     let result = b.result_type(0)?;
     from_f32(t, y, &x_type, result.dtype.unwrap_or(DType::F32)).map(|v| vec![v])
 }

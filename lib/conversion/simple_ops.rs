@@ -87,8 +87,8 @@ fn cast_named<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
     lower_cast(b, t, to)
 }
 
-/// `torch.aten.to.dtype`. Opset 19's `saturate` only concerns float8 targets, which
-/// `DType` refuses, so it needs no handling.
+/// `torch.aten.to.dtype`. Opset 19's `saturate` (default 1) only concerns float8
+/// targets: they clamp to the format's finite range first (`float8.rs`).
 fn lower_cast<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, to: DType) -> Lowered<'c, 'a> {
     let x = b.input(0, "input")?;
     let x_type = b.input_type(0, "input")?;
@@ -102,6 +102,13 @@ fn lower_cast<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>, to: DType) -
         && r != to
     {
         bail!("output is {r} but attribute 'to' says {to}");
+    }
+    if to.is_float8() {
+        let saturate = b.int("saturate", 1)? != 0;
+        let to = result.with_dtype(to);
+        return Ok(vec![super::float8::cast_to_float8(
+            t, x, &x_type, &to, saturate,
+        )?]);
     }
     Ok(vec![super::quantization::cast(
         t,

@@ -42,6 +42,10 @@ pub fn builtin_element_type(context: &Context, dtype: DType) -> Type<'_> {
         DType::I16 => IntegerType::signed(context, 16).into(),
         DType::I32 => IntegerType::signed(context, 32).into(),
         DType::I64 => IntegerType::signed(context, 64).into(),
+        DType::F8E4M3FN => Type::float8_e4m3fn(context),
+        DType::F8E4M3FNUZ => Type::float8_e4m3fnuz(context),
+        DType::F8E5M2 => Type::float8_e5m2(context),
+        DType::F8E5M2FNUZ => Type::float8_e5m2fnuz(context),
         // A literal of a quantized type holds its integer representation.
         q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => {
             builtin_element_type(context, q.storage())

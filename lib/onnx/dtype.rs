@@ -2,3 +2,4 @@
 //! kernel library (`crate::kernels::tensor::dtype`); the ONNX side names it here.
 
 pub use crate::kernels::tensor::dtype::{ALL, DType, QUANTIZED, onnx_type_name};
+pub use crate::kernels::tensor::float8::Float8;

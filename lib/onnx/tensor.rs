@@ -56,6 +56,10 @@ impl TensorData {
             DType::F64 => (0..n)
                 .map(|i| f64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap_or_default()))
                 .collect(),
+            d if d.is_float8() => {
+                let f = crate::onnx::dtype::Float8::of(d)?;
+                b.iter().map(|&bits| f.to_f64(bits)).collect()
+            }
             _ => {
                 return self
                     .to_i64_vec()
@@ -199,7 +203,13 @@ fn typed_field_bytes(t: &TensorProto, dtype: DType) -> Result<Bytes> {
                 out.extend((v as u16).to_le_bytes());
             }
         }
-        DType::I8 | DType::U8 => out.extend(t.int32_data.iter().map(|&v| v as u8)),
+        // Float8 elements keep their bits in int32_data, like the 8-bit integers.
+        DType::I8
+        | DType::U8
+        | DType::F8E4M3FN
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2
+        | DType::F8E5M2FNUZ => out.extend(t.int32_data.iter().map(|&v| v as u8)),
         DType::Bool => out.extend(t.int32_data.iter().map(|&v| (v != 0) as u8)),
         DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
             bail!("quantized torch types have no ONNX encoding")

@@ -84,6 +84,9 @@ fn fold_torch<'c, 'a>(
     if is_qdq(&qdq_key(op)) {
         crate::no_match!("{name} is a quantization op; it is never folded");
     }
+    if touches_float8(op) {
+        crate::no_match!("{name} reads or produces float8, which only quantization does");
+    }
     if name == "torch.aten._shape_as_tensor"
         && let Some(shape) = static_shape(op)
     {
@@ -134,6 +137,17 @@ fn fold_torch<'c, 'a>(
         Err(e) => crate::no_match!("the kernel refused the constants: {e:#}"),
     };
     replace_with_constants(context, op, rewriter, &out, &results, limits)
+}
+
+/// Whether an operand or result of `op` is a float8 tensor. torch has no quantized
+/// float8 type, so float8 quantization is explicit arithmetic ending (or, dequantizing,
+/// starting) in a cast to (from) float8 (`conversion/float8.rs`); those casts belong
+/// to the Q/DQ rule, and folding them would leave a float model behind.
+fn touches_float8(op: OperationRef) -> bool {
+    let is_f8 =
+        |ty: String| TensorType::parse(&ty).is_some_and(|t| t.dtype.is_some_and(|d| d.is_float8()));
+    op.operands().any(|v| is_f8(v.r#type().to_string()))
+        || op.results().any(|r| is_f8(r.r#type().to_string()))
 }
 
 /// The shape of `op`'s static first operand as an si64 tensor.

@@ -7,7 +7,7 @@ use qlower::kernels::tensor::{Data, Tensor};
 fn is_float(data: &Data) -> bool {
     matches!(
         data,
-        Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_)
+        Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_) | Data::F8(..)
     )
 }
 

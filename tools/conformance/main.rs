@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use qlower::runtime::io::{npy, output_file_name, pb};
+use qlower::runtime::io::{output_file_name, pb, read_tensor};
 
 use json::Json;
 
@@ -331,14 +331,19 @@ fn run_case(dir: &Path, case: &Case) -> Result<(), String> {
         };
         run_qlower(&args).map_err(|e| format!("{at}{e}"))?;
         for (j, name) in case.outputs.iter().enumerate() {
-            let got_path = out.path().join(output_file_name(name));
+            // Float8 outputs come as `.pb` (`output_file_name_for`).
+            let mut got_path = out.path().join(output_file_name(name));
+            let pb_path = got_path.with_extension("pb");
+            if !got_path.exists() && pb_path.exists() {
+                got_path = pb_path;
+            }
             if !got_path.exists() {
                 return Err(format!(
                     "{at}output '{name}': qlower wrote no {}",
                     output_file_name(name)
                 ));
             }
-            let got = npy::read(&got_path).map_err(|e| format!("{at}output '{name}': {e:#}"))?;
+            let got = read_tensor(&got_path).map_err(|e| format!("{at}output '{name}': {e:#}"))?;
             let want = pb::read(&data.join(format!("output_{j}.pb"))).map_err(|e| {
                 format!("{at}output '{name}': the expected tensor cannot be read: {e:#}")
             })?;

@@ -78,6 +78,15 @@ mod tests {
     }
 
     #[test]
+    fn cast_to_float8_takes_the_float8_type() {
+        let n = N::new("Cast", &["input"], 1)
+            .int("to", 17)
+            .int("saturate", 0);
+        let t = out_ty(&n, 19, &[Some(In::new(DType::F16, &[4]))]);
+        assert_eq!(t, ty(DType::F8E4M3FN, &[4]));
+    }
+
+    #[test]
     fn cast_folds_to_integers_only_when_exact() {
         let n = N::new("Cast", &["input"], 1).int("to", 6);
         let outs = run(&n, 13, &[Some(In::ints(&[2], &[7, -3]))]).unwrap();

@@ -146,6 +146,21 @@ mod tests {
     }
 
     #[test]
+    fn quantize_to_float8_takes_the_zero_point_or_output_dtype() {
+        let n = N::new("QuantizeLinear", &["x", "s", "zp"], 1);
+        let zp = Some(In::new(DType::F8E5M2, &[]));
+        assert_eq!(
+            out_ty(&n, 19, &[x(), scale(), zp]).dtype,
+            Some(DType::F8E5M2)
+        );
+        let n = N::new("QuantizeLinear", &["x", "s"], 1).int("output_dtype", 18);
+        assert_eq!(
+            out_ty(&n, 21, &[x(), scale()]).dtype,
+            Some(DType::F8E4M3FNUZ)
+        );
+    }
+
+    #[test]
     fn quantize_with_unknown_zero_point_type_stays_unknown() {
         let n = N::new("QuantizeLinear", &["x", "s", "zp"], 1);
         let t = out_ty(&n, 13, &[x(), scale(), None]);

@@ -61,7 +61,12 @@ fn bounded(c: &Call, lo: Option<Arg>, hi: Option<Arg>) -> Result<Vec<Value>> {
                 let mut y = v;
                 for (bound, upper) in [(lo32, false), (hi32, true)] {
                     let Some(b) = bound else { continue };
-                    if y.is_nan() || b.is_nan() {
+                    // A NaN input passes through as it is (its sign bit too, which
+                    // a float8 conversion after a saturating clamp keeps).
+                    if y.is_nan() {
+                        return y;
+                    }
+                    if b.is_nan() {
                         return f32::NAN;
                     }
                     y = if upper { y.min(b) } else { y.max(b) };
@@ -78,7 +83,10 @@ fn bounded(c: &Call, lo: Option<Arg>, hi: Option<Arg>) -> Result<Vec<Value>> {
             let mut y = x[0];
             for (at, upper) in [(lo_at, false), (hi_at, true)] {
                 let Some(b) = at.map(|i| x[i]) else { continue };
-                if y.is_nan() || b.is_nan() {
+                if y.is_nan() {
+                    return y;
+                }
+                if b.is_nan() {
                     return f64::NAN;
                 }
                 y = if upper { y.min(b) } else { y.max(b) };

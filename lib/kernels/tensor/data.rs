@@ -11,6 +11,7 @@ use half::{bf16, f16};
 
 use crate::kernels::tensor::Data;
 use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::float8::{self, Float8};
 
 /// Rebuilds `data` with the same variant from a body that maps its `Vec<T>` (bound to
 /// `$v`) to a new `Vec<T>`.
@@ -30,6 +31,7 @@ macro_rules! map_same {
             Data::I64($v) => Data::I64($body),
             Data::U64($v) => Data::U64($body),
             Data::Bool($v) => Data::Bool($body),
+            Data::F8(f, $v) => Data::F8(f.to_owned(), $body),
         }
     };
 }
@@ -113,6 +115,17 @@ pub fn gather_or_fill(data: &Data, indices: &[Option<usize>], fill: &Data) -> Da
         Data::I64(v) => arm!(I64, v),
         Data::U64(v) => arm!(U64, v),
         Data::Bool(v) => arm!(Bool, v),
+        Data::F8(format, v) => {
+            let f = match fill {
+                Data::F8(_, f) => f.first().copied(),
+                _ => None,
+            }
+            .unwrap_or_default();
+            Data::F8(
+                *format,
+                indices.iter().map(|i| i.map_or(f, |i| v[i])).collect(),
+            )
+        }
     }
 }
 
@@ -144,6 +157,17 @@ pub fn concat(parts: &[&Data]) -> Option<Data> {
         Data::I64(_) => arm!(I64),
         Data::U64(_) => arm!(U64),
         Data::Bool(_) => arm!(Bool),
+        Data::F8(format, _) => {
+            let mut out = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+            for p in parts {
+                let Data::F8(f, v) = p else { return None };
+                if f != format {
+                    return None;
+                }
+                out.extend_from_slice(v);
+            }
+            Data::F8(*format, out)
+        }
     })
 }
 
@@ -165,6 +189,11 @@ pub fn from_f64(dtype: DType, v: &[f64]) -> Data {
         DType::I64 => Data::I64(v.iter().map(|&x| x as i64).collect()),
         DType::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
         DType::Bool => Data::Bool(v.iter().map(|&x| x != 0.0).collect()),
+        // Without saturation, as torch's float8 casts convert (`float8.rs`).
+        f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+            let f = Float8::of(f8).unwrap_or(Float8::E4M3FN);
+            Data::F8(f, float8::from_f64_slice(f, v, false))
+        }
     }
 }
 
@@ -185,6 +214,9 @@ pub fn from_i64(dtype: DType, v: &[i64]) -> Data {
         DType::I64 => Data::I64(v.to_vec()),
         DType::U64 => Data::U64(v.iter().map(|&x| x as u64).collect()),
         DType::Bool => Data::Bool(v.iter().map(|&x| x != 0).collect()),
+        f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+            from_f64(f8, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())
+        }
     }
 }
 
@@ -197,7 +229,7 @@ pub fn cast(data: &Data, dtype: DType) -> Data {
         return data.clone();
     }
     match data {
-        Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_) => {
+        Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_) | Data::F8(..) => {
             from_f64(dtype, &data.to_f64())
         }
         Data::U64(v) if dtype.is_float() => {
@@ -223,7 +255,10 @@ impl Prec {
             DType::F32 => x as f32 as f64,
             DType::F16 => f16::from_f64(x).to_f64(),
             DType::BF16 => bf16::from_f64(x).to_f64(),
-            _ => x,
+            d => match Float8::of(d) {
+                Some(f) => f.to_f64(f.to_bits(x, false)),
+                None => x,
+            },
         }
     }
 }

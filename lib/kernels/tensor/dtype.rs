@@ -19,6 +19,11 @@ pub enum DType {
     U32,
     U64,
     BF16,
+    /// ONNX's 8-bit floats, stored as their raw bytes (`float8.rs`).
+    F8E4M3FN,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
     /// torch's quantized types: integers that carry a scale and zero point in the IR.
     QUInt8,
     QInt8,
@@ -42,6 +47,10 @@ impl DType {
             12 => DType::U32,
             13 => DType::U64,
             16 => DType::BF16,
+            17 => DType::F8E4M3FN,
+            18 => DType::F8E4M3FNUZ,
+            19 => DType::F8E5M2,
+            20 => DType::F8E5M2FNUZ,
             other => {
                 return Err(match onnx_type_name(other) {
                     Some(name) => format!("data type {name} ({other}) is not supported"),
@@ -66,6 +75,10 @@ impl DType {
             DType::U32 => 12,
             DType::U64 => 13,
             DType::BF16 => 16,
+            DType::F8E4M3FN => 17,
+            DType::F8E4M3FNUZ => 18,
+            DType::F8E5M2 => 19,
+            DType::F8E5M2FNUZ => 20,
             q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => q.storage().to_onnx(),
         }
     }
@@ -113,6 +126,10 @@ impl DType {
             DType::U16 => 27,
             DType::U32 => 28,
             DType::U64 => 29,
+            DType::F8E5M2 => 23,
+            DType::F8E4M3FN => 24,
+            DType::F8E5M2FNUZ => 25,
+            DType::F8E4M3FNUZ => 26,
         }
     }
 
@@ -127,6 +144,7 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::U8 | DType::I8 | DType::Bool | DType::QUInt8 | DType::QInt8 => 1,
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => 1,
             DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 | DType::U32 | DType::QInt32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -149,6 +167,10 @@ impl DType {
             DType::U32 => "ui32",
             DType::U64 => "ui64",
             DType::BF16 => "bf16",
+            DType::F8E4M3FN => "f8E4M3FN",
+            DType::F8E4M3FNUZ => "f8E4M3FNUZ",
+            DType::F8E5M2 => "f8E5M2",
+            DType::F8E5M2FNUZ => "f8E5M2FNUZ",
             DType::QUInt8 => "!torch.quint8",
             DType::QInt8 => "!torch.qint8",
             DType::QInt32 => "!torch.qint32",
@@ -173,7 +195,14 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
+        matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16) || self.is_float8()
+    }
+
+    pub fn is_float8(self) -> bool {
+        matches!(
+            self,
+            DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ
+        )
     }
 
     pub fn is_integer(self) -> bool {
@@ -181,7 +210,7 @@ impl DType {
     }
 }
 
-pub const ALL: [DType; 13] = [
+pub const ALL: [DType; 17] = [
     DType::F32,
     DType::U8,
     DType::I8,
@@ -195,6 +224,10 @@ pub const ALL: [DType; 13] = [
     DType::U32,
     DType::U64,
     DType::BF16,
+    DType::F8E4M3FN,
+    DType::F8E4M3FNUZ,
+    DType::F8E5M2,
+    DType::F8E5M2FNUZ,
 ];
 
 pub const QUANTIZED: [DType; 3] = [DType::QUInt8, DType::QInt8, DType::QInt32];

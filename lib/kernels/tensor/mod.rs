@@ -6,6 +6,7 @@
 pub mod data;
 pub mod dtype;
 pub mod elem;
+pub mod float8;
 pub mod layout;
 pub mod tensor_type;
 pub mod value;
@@ -33,6 +34,10 @@ pub enum Data {
     I64(Vec<i64>),
     U64(Vec<u64>),
     Bool(Vec<bool>),
+    /// The four float8 formats: one variant holding the raw bytes and which format they
+    /// are, since no Rust type is a float8 and every kernel that moves elements by
+    /// index can then move bytes (arithmetic goes through f64, `float8.rs`).
+    F8(float8::Float8, Vec<u8>),
 }
 
 /// How a quantized tensor's integers map to reals: `real = (q - zero_point) * scale`.
@@ -73,6 +78,7 @@ macro_rules! for_each_data {
             Data::I64($v) => $body,
             Data::U64($v) => $body,
             Data::Bool($v) => $body,
+            Data::F8(_, $v) => $body,
         }
     };
 }
@@ -104,6 +110,7 @@ impl Data {
             Data::I64(_) => DType::I64,
             Data::U64(_) => DType::U64,
             Data::Bool(_) => DType::Bool,
+            Data::F8(f, _) => f.dtype(),
         }
     }
 
@@ -123,6 +130,9 @@ impl Data {
             DType::I64 => Data::I64(vec![0; n]),
             DType::U64 => Data::U64(vec![0; n]),
             DType::Bool => Data::Bool(vec![false; n]),
+            f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+                Data::F8(float8_of(f8), vec![0; n])
+            }
             DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
                 unreachable!("storage() is never quantized")
             }
@@ -145,6 +155,7 @@ impl Data {
             Data::I64(v) => v.iter().map(|&x| x as f64).collect(),
             Data::U64(v) => v.iter().map(|&x| x as f64).collect(),
             Data::Bool(v) => v.iter().map(|&x| x as u8 as f64).collect(),
+            Data::F8(f, v) => v.iter().map(|&b| f.to_f64(b)).collect(),
         }
     }
 
@@ -183,6 +194,7 @@ impl Data {
             Data::I64(v) => flat(v, i64::to_le_bytes),
             Data::U64(v) => flat(v, u64::to_le_bytes),
             Data::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+            Data::F8(_, v) => v.clone(),
         }
     }
 
@@ -218,11 +230,19 @@ impl Data {
             DType::I64 => Data::I64(chunks(bytes, i64::from_le_bytes)),
             DType::U64 => Data::U64(chunks(bytes, u64::from_le_bytes)),
             DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
+            f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+                Data::F8(float8_of(f8), bytes.to_vec())
+            }
             DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
                 unreachable!("storage() is never quantized")
             }
         })
     }
+}
+
+/// The float8 format of a float8 dtype; callers have matched one.
+fn float8_of(dtype: DType) -> float8::Float8 {
+    float8::Float8::of(dtype).unwrap_or(float8::Float8::E4M3FN)
 }
 
 impl Tensor {

@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::kernels::tensor::Tensor;
+use crate::kernels::tensor::dtype::DType;
 
 /// The file `qlower run` writes output `name` to, below its output directory: path
 /// separators and special names would escape the directory, so they are replaced.
@@ -29,6 +30,27 @@ pub fn output_file_name(name: &str) -> String {
         s
     };
     format!("{stem}.npy")
+}
+
+/// The file for output `name` of type `dtype`: `.npy` (`output_file_name`), except
+/// for float8, which NumPy has no dtype for; those are ONNX `TensorProto` `.pb` files,
+/// the format of ONNX's own test data.
+pub fn output_file_name_for(name: &str, dtype: DType) -> String {
+    let npy = output_file_name(name);
+    if dtype.is_float8() {
+        format!("{}.pb", npy.trim_end_matches(".npy"))
+    } else {
+        npy
+    }
+}
+
+/// Writes `t`, output `name`, in the format `output_file_name_for` names.
+pub fn encode_output(t: &Tensor, name: &str) -> Result<Vec<u8>> {
+    if t.dtype().is_float8() {
+        Ok(pb::encode(t, name))
+    } else {
+        npy::encode(t)
+    }
 }
 
 /// Reads a tensor from `path`, choosing the format by extension.
