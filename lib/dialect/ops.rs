@@ -42,6 +42,9 @@ pub fn builtin_element_type(context: &Context, dtype: DType) -> Type<'_> {
         DType::I16 => IntegerType::signed(context, 16).into(),
         DType::I32 => IntegerType::signed(context, 32).into(),
         DType::I64 => IntegerType::signed(context, 64).into(),
+        // MLIR stores a 4-bit element in one byte, as qlower decodes them.
+        DType::I4 => IntegerType::signed(context, 4).into(),
+        DType::U4 => IntegerType::unsigned(context, 4).into(),
         // A literal of a quantized type holds its integer representation.
         q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => {
             builtin_element_type(context, q.storage())

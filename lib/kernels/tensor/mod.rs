@@ -123,8 +123,8 @@ impl Data {
             DType::I64 => Data::I64(vec![0; n]),
             DType::U64 => Data::U64(vec![0; n]),
             DType::Bool => Data::Bool(vec![false; n]),
-            DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
-                unreachable!("storage() is never quantized")
+            DType::QUInt8 | DType::QInt8 | DType::QInt32 | DType::I4 | DType::U4 => {
+                unreachable!("storage() is never quantized or 4-bit")
             }
         }
     }
@@ -218,8 +218,8 @@ impl Data {
             DType::I64 => Data::I64(chunks(bytes, i64::from_le_bytes)),
             DType::U64 => Data::U64(chunks(bytes, u64::from_le_bytes)),
             DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
-            DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
-                unreachable!("storage() is never quantized")
+            DType::QUInt8 | DType::QInt8 | DType::QInt32 | DType::I4 | DType::U4 => {
+                unreachable!("storage() is never quantized or 4-bit")
             }
         })
     }
