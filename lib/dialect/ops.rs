@@ -11,7 +11,7 @@ use melior::ir::{Attribute, Identifier, Location, Operation, Type, Value};
 
 use super::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::onnx::tensor::TensorData;
+use crate::onnx::tensor::{TensorData, extend_nibble};
 
 /// The MLIR type for `t`, e.g. `!torch.vtensor<[1,3],f32>`.
 pub fn tensor_type<'c>(context: &'c Context, t: &TensorType) -> Result<Type<'c>> {
@@ -66,6 +66,10 @@ pub fn dense_attribute<'c>(context: &'c Context, data: &TensorData) -> Result<At
         // MLIR packs i1 elements into bits; its bool constructor does the packing.
         let values: Vec<i32> = data.bytes.iter().map(|&b| (b != 0) as i32).collect();
         DenseElementsAttribute::bool_values(ty, &values)
+    } else if data.dtype.four_bit_range().is_some() {
+        // MLIR keeps a 4-bit element's four bits in the low half of its byte.
+        let nibbles: Vec<u8> = data.bytes.iter().map(|&b| b & 0x0f).collect();
+        DenseElementsAttribute::raw_buffer(ty, &nibbles)
     } else {
         DenseElementsAttribute::raw_buffer(ty, &data.bytes)
     };
@@ -145,11 +149,19 @@ pub fn dense_attribute_data(attr: Attribute<'_>, t: &TensorType) -> Option<Tenso
         // SAFETY: MLIR stores a non-boolean dense attribute as `stored` contiguous bytes
         // (one element when splat, else every element), alive as long as the context.
         let raw = unsafe { std::slice::from_raw_parts(ptr, stored) };
-        if dense.is_splat() {
+        let mut bytes = if dense.is_splat() {
             raw.repeat(count)
         } else {
             raw.to_vec()
+        };
+        // Back from MLIR's low-half nibbles to qlower's sign- or zero-extended bytes.
+        if let Some(d) = t.dtype.filter(|d| d.four_bit_range().is_some()) {
+            let signed = d == DType::I4;
+            bytes
+                .iter_mut()
+                .for_each(|b| *b = extend_nibble(*b, signed));
         }
+        bytes
     };
     Some(TensorData {
         dtype,

@@ -199,15 +199,17 @@ fn decode_four_bit(
 /// `count` 4-bit values from `packed` (low nibble first), one per byte.
 pub fn unpack_nibbles(packed: &[u8], count: usize, signed: bool) -> Vec<u8> {
     (0..count)
-        .map(|i| {
-            let nibble = (packed[i / 2] >> (4 * (i % 2))) & 0x0f;
-            if signed {
-                (((nibble << 4) as i8) >> 4) as u8
-            } else {
-                nibble
-            }
-        })
+        .map(|i| extend_nibble(packed[i / 2] >> (4 * (i % 2)), signed))
         .collect()
+}
+
+/// The low four bits of `b` as one byte: sign-extended for INT4, zero-extended for UINT4.
+pub fn extend_nibble(b: u8, signed: bool) -> u8 {
+    if signed {
+        (((b << 4) as i8) >> 4) as u8
+    } else {
+        b & 0x0f
+    }
 }
 
 /// ONNX stores booleans as bytes, but any non-zero byte is true; MLIR wants 0 or 1.
