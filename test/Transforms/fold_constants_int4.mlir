@@ -1,4 +1,4 @@
-// RUN: qlower-opt --split-input-file --fold-constants %s | FileCheck %s
+// RUN: qlower-opt --split-input-file --fold-constants --dce %s | FileCheck %s
 
 // 4-bit constants fold like others: a reshape of an si4 literal is an si4 literal (MLIR
 // keeps one nibble per byte; negative values survive the round trip), the widening to
