@@ -81,6 +81,9 @@ pub fn random_input(port: &Port, seed: u64) -> Result<Tensor> {
         DType::BF16 => Data::BF16((0..n).map(|_| bf16::from_f64(unit())).collect()),
         DType::U8 => Data::U8((0..n).map(|_| ((unit() + 1.0) * 127.5) as u8).collect()),
         DType::I8 => Data::I8((0..n).map(|_| (unit() * 127.0) as i8).collect()),
+        // 4-bit values in their 8-bit storage, within their range.
+        DType::U4 => Data::U8((0..n).map(|_| ((unit() + 1.0) * 8.0) as u8).collect()),
+        DType::I4 => Data::I8((0..n).map(|_| (unit() * 7.5).floor() as i8).collect()),
         DType::Bool => Data::Bool((0..n).map(|_| unit() > 0.0).collect()),
         other => {
             let mut d = Data::zeros(other, n);

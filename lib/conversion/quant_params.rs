@@ -44,7 +44,7 @@ impl QuantParams<'_, '_> {
     /// quantized types (8 and 32 bits), and the 16-bit ones, which have none (see
     /// `widened`).
     pub fn check_supported(&self) -> Result<()> {
-        if is_16_bit(self.storage) {
+        if is_16_bit(self.storage) || self.storage.four_bit_range().is_some() {
             return Ok(());
         }
         self.quantized_dtype().map(|_| ())
@@ -57,6 +57,15 @@ impl QuantParams<'_, '_> {
 /// the arithmetic ONNX defines.
 fn is_16_bit(d: DType) -> bool {
     matches!(d, DType::I16 | DType::U16)
+}
+
+/// INT4 and UINT4: torch has no 4-bit quantized type, so they dequantize through the
+/// 8-bit ones (`!torch.qint8` / `!torch.quint8`, widened with `to.dtype`; every 4-bit
+/// value and zero point is exact there) and quantize with the arithmetic ONNX defines,
+/// saturating to the 4-bit range. The 4-bit values themselves are `si4` / `ui4`
+/// tensors, converted with PyTorch's dtype codes for `torch.int4` / `torch.uint4`.
+fn widened_8_bit(d: DType) -> Option<DType> {
+    d.four_bit_range().map(|_| d.storage())
 }
 
 /// Where an op keeps one tensor's parameters, and what messages call them.
@@ -326,7 +335,11 @@ pub fn make_quantized<'c, 'a>(
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
     if is_16_bit(p.storage) {
-        let (x, x_type, p) = widened(b, x, x_type, p)?;
+        let (x, x_type, p) = widened(b, x, x_type, p, DType::I32)?;
+        return make_quantized(b, x, &x_type, &p);
+    }
+    if let Some(wide) = widened_8_bit(p.storage) {
+        let (x, x_type, p) = widened(b, x, x_type, p, wide)?;
         return make_quantized(b, x, &x_type, &p);
     }
     let qtype = x_type.with_dtype(p.quantized_dtype()?);
@@ -348,20 +361,21 @@ pub fn make_quantized<'c, 'a>(
     }
 }
 
-/// A 16-bit tensor and its parameters as INT32 ones with the same values, so that
-/// `!torch.qint32` carries them.
+/// A 16-bit (4-bit) tensor and its parameters as INT32 (8-bit) ones with the same
+/// values, so that `!torch.qint32` (`!torch.qint8`, `!torch.quint8`) carries them.
 fn widened<'c, 'a>(
     b: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
+    wide: DType,
 ) -> Result<(Value<'c, 'a>, TensorType, QuantParams<'c, 'a>)> {
-    let wide_type = x_type.with_dtype(DType::I32);
+    let wide_type = x_type.with_dtype(wide);
     let x = cast(b, x, &wide_type)?;
     let zero_point = match p.zero_point {
         Some(z) => {
             let zt = tensor_type_of(z).map_err(|e| anyhow::anyhow!("zero point: {e}"))?;
-            Some(cast(b, z, &zt.with_dtype(DType::I32))?)
+            Some(cast(b, z, &zt.with_dtype(wide))?)
         }
         None => None,
     };
@@ -369,7 +383,7 @@ fn widened<'c, 'a>(
         scale: p.scale,
         scale_type: p.scale_type.clone(),
         zero_point,
-        storage: DType::I32,
+        storage: wide,
         axis: p.axis,
         length: p.length,
     };
@@ -384,7 +398,7 @@ pub fn quantize<'c, 'a>(
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
-    if is_16_bit(p.storage) {
+    if is_16_bit(p.storage) || p.storage.four_bit_range().is_some() {
         return quantize_integers(b, x, x_type, p, p.axis);
     }
     let qdtype = p.quantized_dtype()?;
@@ -434,6 +448,8 @@ fn quantize_integers<'c, 'a>(
         DType::I8 => (-128.0, 127.0),
         DType::U16 => (0.0, 65535.0),
         DType::I16 => (-32768.0, 32767.0),
+        DType::I4 => (-8.0, 7.0),
+        DType::U4 => (0.0, 15.0),
         other => bail!("quantization to {other} by arithmetic is not supported"),
     };
     let Some(rank) = x_type.rank() else {
@@ -475,7 +491,7 @@ fn quantize_integers<'c, 'a>(
     let (lo, hi) = (b.float(lo)?, b.float(hi)?);
     let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;
     // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
-    // f32 to si32 and the truncation of si32 to the 8- or 16-bit type are exact here.
+    // f32 to si32 and the truncation of si32 to the 4-, 8- or 16-bit type are exact here.
     let q = cast(b, q, &x_type.with_dtype(DType::I32))?;
     cast(b, q, &x_type.with_dtype(p.storage))
 }

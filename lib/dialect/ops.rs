@@ -11,7 +11,7 @@ use melior::ir::{Attribute, Identifier, Location, Operation, Type, Value};
 
 use super::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::onnx::tensor::TensorData;
+use crate::onnx::tensor::{TensorData, extend_nibble};
 
 /// The MLIR type for `t`, e.g. `!torch.vtensor<[1,3],f32>`.
 pub fn tensor_type<'c>(context: &'c Context, t: &TensorType) -> Result<Type<'c>> {
@@ -46,6 +46,9 @@ pub fn builtin_element_type(context: &Context, dtype: DType) -> Type<'_> {
         DType::F8E4M3FNUZ => Type::float8_e4m3fnuz(context),
         DType::F8E5M2 => Type::float8_e5m2(context),
         DType::F8E5M2FNUZ => Type::float8_e5m2fnuz(context),
+        // MLIR stores a 4-bit element in one byte, as qlower decodes them.
+        DType::I4 => IntegerType::signed(context, 4).into(),
+        DType::U4 => IntegerType::unsigned(context, 4).into(),
         // A literal of a quantized type holds its integer representation.
         q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => {
             builtin_element_type(context, q.storage())
@@ -67,6 +70,10 @@ pub fn dense_attribute<'c>(context: &'c Context, data: &TensorData) -> Result<At
         // MLIR packs i1 elements into bits; its bool constructor does the packing.
         let values: Vec<i32> = data.bytes.iter().map(|&b| (b != 0) as i32).collect();
         DenseElementsAttribute::bool_values(ty, &values)
+    } else if data.dtype.four_bit_range().is_some() {
+        // MLIR keeps a 4-bit element's four bits in the low half of its byte.
+        let nibbles: Vec<u8> = data.bytes.iter().map(|&b| b & 0x0f).collect();
+        DenseElementsAttribute::raw_buffer(ty, &nibbles)
     } else {
         DenseElementsAttribute::raw_buffer(ty, &data.bytes)
     };
@@ -146,11 +153,19 @@ pub fn dense_attribute_data(attr: Attribute<'_>, t: &TensorType) -> Option<Tenso
         // SAFETY: MLIR stores a non-boolean dense attribute as `stored` contiguous bytes
         // (one element when splat, else every element), alive as long as the context.
         let raw = unsafe { std::slice::from_raw_parts(ptr, stored) };
-        if dense.is_splat() {
+        let mut bytes = if dense.is_splat() {
             raw.repeat(count)
         } else {
             raw.to_vec()
+        };
+        // Back from MLIR's low-half nibbles to qlower's sign- or zero-extended bytes.
+        if let Some(d) = t.dtype.filter(|d| d.four_bit_range().is_some()) {
+            let signed = d == DType::I4;
+            bytes
+                .iter_mut()
+                .for_each(|b| *b = extend_nibble(*b, signed));
         }
+        bytes
     };
     Some(TensorData {
         dtype,

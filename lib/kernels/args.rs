@@ -130,7 +130,7 @@ pub fn dtype_code(c: &Call, i: usize) -> Result<DType> {
 /// rank and every static size.
 pub fn check_declared(ty: &TensorType, t: &Tensor) -> Result<()> {
     if let Some(d) = ty.dtype
-        && d != t.dtype()
+        && !d.holds(t.dtype())
     {
         bail!("computed a {} tensor but the IR declares {ty}", t.dtype());
     }

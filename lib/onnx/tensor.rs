@@ -37,8 +37,8 @@ impl TensorData {
             DType::I32 => (0..n)
                 .map(|i| i32::from_le_bytes(get(i, 4).try_into().unwrap_or_default()) as i64)
                 .collect(),
-            DType::I8 => b.iter().map(|&v| v as i8 as i64).collect(),
-            DType::U8 | DType::Bool => b.iter().map(|&v| v as i64).collect(),
+            DType::I8 | DType::I4 => b.iter().map(|&v| v as i8 as i64).collect(),
+            DType::U8 | DType::U4 | DType::Bool => b.iter().map(|&v| v as i64).collect(),
             _ => return None,
         })
     }
@@ -112,6 +112,9 @@ pub fn decode(t: &TensorProto, model_dir: Option<&Path>) -> Result<TensorData> {
     let expected = count
         .checked_mul(dtype.size())
         .context("tensor byte size overflows")?;
+    if dtype.four_bit_range().is_some() {
+        return decode_four_bit(t, dtype, count, model_dir);
+    }
     // Before reading external data, whose size the model alone declares.
     ensure!(
         expected as u64 <= max_tensor_bytes(),
@@ -152,6 +155,65 @@ pub fn decode(t: &TensorProto, model_dir: Option<&Path>) -> Result<TensorData> {
         dims: t.dims.clone(),
         bytes,
     })
+}
+
+/// INT4 and UINT4 elements, packed two per byte (low nibble first, the last high
+/// nibble unused when the count is odd) in `raw_data`, external data, or `int32_data`
+/// (one packed byte per entry), decoded one per byte, INT4 sign-extended.
+fn decode_four_bit(
+    t: &TensorProto,
+    dtype: DType,
+    count: usize,
+    model_dir: Option<&Path>,
+) -> Result<TensorData> {
+    // One byte per element once decoded.
+    ensure!(
+        count as u64 <= max_tensor_bytes(),
+        "shape {:?} of {dtype} needs {}, over the {} budget (see --max-tensor-bytes)",
+        t.dims,
+        show_bytes(count as u64),
+        show_bytes(max_tensor_bytes())
+    );
+    let packed_len = count.div_ceil(2);
+    let packed: Bytes = if t.data_location == 1 {
+        let dir = model_dir.context("external data needs the model's directory")?;
+        external_data::read(t, dir, packed_len)?
+    } else if !t.raw_data.is_empty() {
+        t.raw_data.clone()
+    } else {
+        t.int32_data
+            .iter()
+            .map(|&v| v as u8)
+            .collect::<Vec<_>>()
+            .into()
+    };
+    ensure!(
+        packed.len() == packed_len,
+        "holds {} bytes of packed 4-bit values, but shape {:?} of {dtype} needs {packed_len}",
+        packed.len(),
+        t.dims
+    );
+    Ok(TensorData {
+        dtype,
+        dims: t.dims.clone(),
+        bytes: unpack_nibbles(&packed, count, dtype == DType::I4).into(),
+    })
+}
+
+/// `count` 4-bit values from `packed` (low nibble first), one per byte.
+pub fn unpack_nibbles(packed: &[u8], count: usize, signed: bool) -> Vec<u8> {
+    (0..count)
+        .map(|i| extend_nibble(packed[i / 2] >> (4 * (i % 2)), signed))
+        .collect()
+}
+
+/// The low four bits of `b` as one byte: sign-extended for INT4, zero-extended for UINT4.
+pub fn extend_nibble(b: u8, signed: bool) -> u8 {
+    if signed {
+        (((b << 4) as i8) >> 4) as u8
+    } else {
+        b & 0x0f
+    }
 }
 
 /// ONNX stores booleans as bytes, but any non-zero byte is true; MLIR wants 0 or 1.
@@ -214,6 +276,7 @@ fn typed_field_bytes(t: &TensorProto, dtype: DType) -> Result<Bytes> {
         DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
             bail!("quantized torch types have no ONNX encoding")
         }
+        DType::I4 | DType::U4 => bail!("4-bit values are decoded by decode_four_bit"),
     }
     if out.is_empty() && !t.string_data.is_empty() {
         bail!("holds string_data, which does not match data type {dtype}");
@@ -265,6 +328,28 @@ mod tests {
         assert!(element_count(&[-1]).is_err());
         assert_eq!(element_count(&[]).unwrap(), 1);
         assert_eq!(element_count(&[2, 0, 5]).unwrap(), 0);
+    }
+
+    #[test]
+    fn four_bit_values_unpack_low_nibble_first_from_every_field() {
+        // -1, 7, -8 as ONNX packs them: 0x7f, then 0x08 with an unused high nibble.
+        let mut t = proto(22, vec![3]);
+        t.raw_data = Bytes::from(vec![0x7fu8, 0x08]);
+        let d = decode(&t, None).unwrap();
+        assert_eq!(d.to_i64_vec().unwrap(), vec![-1, 7, -8]);
+        let mut t = proto(22, vec![3]);
+        t.int32_data = vec![127, 8];
+        assert_eq!(decode(&t, None).unwrap(), d);
+        let mut t = proto(21, vec![3]);
+        t.raw_data = Bytes::from(vec![0x7fu8, 0x08]);
+        let u = decode(&t, None).unwrap();
+        assert_eq!((u.dtype, &u.bytes[..]), (DType::U4, &[15u8, 7, 8][..]));
+        t.dims = vec![5];
+        let e = decode(&t, None).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "holds 2 bytes of packed 4-bit values, but shape [5] of UINT4 needs 3"
+        );
     }
 
     #[test]

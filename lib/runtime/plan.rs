@@ -358,7 +358,7 @@ pub(super) fn check_results(values: &[Value], types: &[ResultType]) -> Result<()
     for (i, (v, t)) in values.iter().zip(types).enumerate() {
         if let (Value::Tensor(tensor), ResultType::Tensor(ty)) = (v, t) {
             if let Some(d) = ty.dtype
-                && d != tensor.dtype()
+                && !d.holds(tensor.dtype())
             {
                 bail!(
                     "internal error: result {i} is {} but the IR declares {d}",

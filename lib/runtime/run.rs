@@ -10,6 +10,7 @@ use super::plan::{Plan, Step, check_results};
 use super::profile::Profile;
 use crate::kernels::Call;
 use crate::kernels::ResultType;
+use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Tensor, bounded_bytes};
 
@@ -127,12 +128,22 @@ pub(super) fn execute(
 
 fn check_input(port: &super::plan::Port, t: &Tensor) -> Result<()> {
     if let Some(d) = port.ty.dtype
-        && d != t.dtype()
+        && !d.holds(t.dtype())
     {
         bail!(
             "input '{}' must be {d}, but the given tensor is {}",
             port.name,
             t.dtype()
+        );
+    }
+    // A 4-bit input arrives in its 8-bit storage (a .npy has no 4-bit type).
+    if let Some((lo, hi)) = port.ty.dtype.and_then(DType::four_bit_range)
+        && let Some(v) = t.data.to_i64().into_iter().find(|v| !(lo..=hi).contains(v))
+    {
+        bail!(
+            "input '{}' is {}, but holds {v}, outside [{lo}, {hi}]",
+            port.name,
+            port.ty.dtype.map_or("?", DType::onnx_name)
         );
     }
     if let Some(dims) = &port.ty.shape {

@@ -72,11 +72,13 @@ pub fn constant_of(v: MlirValue<'_, '_>, max_elements: usize) -> Option<Value> {
 pub fn fits(value: &Value, declared: &ResultType) -> bool {
     match (value, declared) {
         (Value::Tensor(t), ResultType::Tensor(ty)) => {
+            // A 4-bit type's values are held in its 8-bit storage.
+            let dtype = ty.dtype.filter(|d| d.holds(t.dtype())).unwrap_or(t.dtype());
             t.quant.is_none()
                 && ty.static_dims().is_some()
                 && *ty
                     == TensorType::known(
-                        t.dtype(),
+                        dtype,
                         &t.shape.iter().map(|&d| d as i64).collect::<Vec<_>>(),
                     )
         }
@@ -111,6 +113,27 @@ pub fn materialize<'c, 'a>(b: &TorchBuilder<'c, 'a>, value: &Value) -> Result<Ml
             b.list(&elements, "bool")
         }
         other => bail!("a {} cannot be written as a constant", other.kind()),
+    }
+}
+
+/// `materialize` for a result declared `declared` (which it `fits`): a 4-bit tensor,
+/// held in its 8-bit storage, is written as a literal of its declared 4-bit type.
+pub fn materialize_as<'c, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    value: &Value,
+    declared: &ResultType,
+) -> Result<MlirValue<'c, 'a>> {
+    match (value, declared) {
+        (Value::Tensor(t), ResultType::Tensor(ty))
+            if ty
+                .dtype
+                .is_some_and(|d| d != t.dtype() && d.holds(t.dtype())) =>
+        {
+            let mut data = t.to_tensor_data();
+            data.dtype = ty.dtype.unwrap_or(data.dtype);
+            b.literal(&data)
+        }
+        _ => materialize(b, value),
     }
 }
 
@@ -151,6 +174,16 @@ mod tests {
         assert!(!fits(
             &t,
             &ResultType::Tensor(TensorType::parse("!torch.vtensor<[?],f32>").unwrap())
+        ));
+        // 4-bit values are held in their 8-bit storage.
+        let i4 = Value::tensor(Tensor::new(vec![2], Data::I8(vec![-8, 7])).unwrap());
+        assert!(fits(
+            &i4,
+            &ResultType::Tensor(TensorType::known(DType::I4, &[2]))
+        ));
+        assert!(!fits(
+            &i4,
+            &ResultType::Tensor(TensorType::known(DType::U4, &[2]))
         ));
         assert!(fits(&Value::Int(3), &ResultType::Int));
         assert!(!fits(&Value::Int(3), &ResultType::Float));

@@ -10,7 +10,7 @@ use melior::ir::Module;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
-use super::constants::{constant_of, elements, fits, is_constant, materialize, op_name};
+use super::constants::{constant_of, elements, fits, is_constant, materialize_as, op_name};
 use super::fold_onnx;
 use super::limits::FoldLimits;
 use super::side_effects::qdq_key;
@@ -186,7 +186,8 @@ pub(super) fn replace_with_constants<'c, 'a>(
     let builder = TorchBuilder::new(context, rewriter, op.location());
     let written = values
         .iter()
-        .map(|v| materialize(&builder, v))
+        .zip(declared)
+        .map(|(v, t)| materialize_as(&builder, v, t))
         .collect::<Result<Vec<_>>>();
     match written {
         Ok(new) => {

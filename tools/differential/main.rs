@@ -64,14 +64,16 @@ fn recurrent_layers_agree_with_onnx_runtime() {
 }
 
 /// Blocked QuantizeLinear/DequantizeLinear (8- and 16-bit, every axis, partial last
-/// blocks), 16-bit per-tensor and per-axis ones, and a blocked int8 weight read by a
-/// MatMul, against ONNX Runtime and a numpy reference of the ONNX formulas. See
+/// blocks), 16-bit per-tensor and per-axis ones, a blocked int8 weight read by a
+/// MatMul, and INT4/UINT4 weights (per tensor, per axis, blocked) read by a MatMul and
+/// quantized round trips, against ONNX Runtime and a numpy reference of the ONNX
+/// formulas. See
 /// `tools/differential/quant_formats.py`.
 #[test]
 fn quantization_formats_agree_with_onnx_runtime() {
     run_oracle_script(
         "tools/differential/quant_formats.py",
         &["--qlower", QLOWER, "--cases", "60", "--seed", "3"],
-        "qlower's blocked or 16-bit quantization disagrees with ONNX Runtime",
+        "qlower's blocked, 16-bit or 4-bit quantization disagrees with ONNX Runtime",
     );
 }

@@ -6,7 +6,12 @@ ONNX formulas, and `qlower run`:
 - blocked (opset 21 `block_size`): uint8, int8, int16 and uint16, every axis, block
   sizes that do and do not divide the axis (a last partial block);
 - 16-bit (INT16, UINT16), per tensor and per axis, with zero points across the range;
-- a blocked int8 weight read by a MatMul, the weight-only form of LLM checkpoints.
+- a blocked int8 weight read by a MatMul, the weight-only form of LLM checkpoints;
+- INT4 and UINT4 (packed two per byte): weights per tensor, per axis and blocked,
+  dequantized into a MatMul, and QuantizeLinear -> DequantizeLinear round trips. ORT's
+  Python API cannot bind 4-bit graph inputs or outputs, so 4-bit values stay inside
+  these models; qlower's own 4-bit outputs (written as int8/uint8 .npy) are checked
+  against the reference.
 
     quant_formats.py --qlower PATH [--cases N] [--seed S]
 
@@ -182,6 +187,112 @@ def check_blocked_matmul(args, rng, tmp):
     return [] if err <= 1e-6 else [f"blocked MatMul: relative L2 {err:.2e} over 1e-6"]
 
 
+FOUR_BIT = {"int4": (TensorProto.INT4, np.int8, -8, 7), "uint4": (TensorProto.UINT4, np.uint8, 0, 15)}
+
+
+def four_bit_params(rng, name, kind, k, n, block):
+    """Scale and zero point of a [k, n] weight quantized along axis 0."""
+    elem, carrier, lo, hi = FOUR_BIT[name]
+    shape = {"per-tensor": [], "per-axis": [k], "blocked": [-(-k // max(block, 1)), n]}[kind]
+    s = (rng.random(shape) * 0.05 + 0.001).astype(np.float32)
+    z = rng.integers(lo, hi + 1, shape).astype(carrier)
+    return s, z
+
+
+def four_bit_full(p, kind, k, n, block):
+    """Parameters of a [k, n] tensor quantized along axis 0, one per element."""
+    if kind == "per-axis":
+        p = p.reshape(k, 1)
+    elif kind == "blocked":
+        p = expand(p, 0, block, k)
+    return np.broadcast_to(p, (k, n))
+
+
+def four_bit_dq(q, s, z, kind, block):
+    k, n = q.shape
+    s, z = four_bit_full(s, kind, k, n, block), four_bit_full(z, kind, k, n, block)
+    return ((q.astype(np.float32) - z.astype(np.float32)) * s).astype(np.float32)
+
+
+def four_bit_attrs(kind, block):
+    return {"axis": 0, "block_size": block} if kind == "blocked" else {"axis": 0}
+
+
+def check_four_bit_matmul(args, rng, tmp, name, kind):
+    """DequantizeLinear of a constant 4-bit [k, n] weight feeding a MatMul."""
+    elem, carrier, lo, hi = FOUR_BIT[name]
+    k, n, block = 40, 12, 16
+    w = rng.integers(lo, hi + 1, (k, n)).astype(carrier)
+    s, z = four_bit_params(rng, name, kind, k, n, block)
+    g = helper.make_graph(
+        [helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wf"],
+                          **four_bit_attrs(kind, block)),
+         helper.make_node("MatMul", ["x", "wf"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, n])],
+        [helper.make_tensor("w", elem, w.shape, w.ravel().tolist()),
+         numpy_helper.from_array(s, "s"),
+         helper.make_tensor("z", elem, z.shape, z.ravel().tolist())])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    m.ir_version = 10
+    path = os.path.join(tmp, f"{name}_{kind}_matmul.onnx")
+    onnx.save(m, path)
+    x = rng.standard_normal((3, k)).astype(np.float32)
+    label = f"{name} {kind} DequantizeLinear -> MatMul"
+    got, err = run_qlower(args.qlower, path, {"x": x}, tmp)
+    if err:
+        return [f"{label}: qlower failed: {err}"]
+    level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    ref = ort_oracle.session(path, level=level).run(None, {"x": x})[0]
+    want = x @ four_bit_dq(w, s, z, kind, block)
+    err = float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    ref_err = float(np.linalg.norm(want - ref) / np.linalg.norm(ref))
+    print(f"{label}: relative L2 against ORT {err:.2e}")
+    if err > 1e-6 or ref_err > 1e-5:
+        return [f"{label}: relative L2 {err:.2e} against ORT ({ref_err:.2e} reference)"]
+    return []
+
+
+def check_four_bit_round_trip(args, rng, tmp, name, kind):
+    """QuantizeLinear to 4 bits and back (ORT), and to 4 bits alone (the reference)."""
+    elem, carrier, lo, hi = FOUR_BIT[name]
+    k, n, block = 6, 5, 4
+    s, z = four_bit_params(rng, name, kind, k, n, block)
+    x = (rng.standard_normal((k, n)) * float(s.max()) * 6).astype(np.float32)
+    fs, fz = four_bit_full(s, kind, k, n, block), four_bit_full(z, kind, k, n, block)
+    q = np.clip(np.round(x / fs) + fz.astype(np.float32), lo, hi).astype(carrier)
+    failures = []
+    for ops in (["QuantizeLinear"], ["QuantizeLinear", "DequantizeLinear"]):
+        y_type = elem if len(ops) == 1 else TensorProto.FLOAT
+        names = ["x"] + [f"t{i}" for i in range(len(ops) - 1)] + ["y"]
+        g = helper.make_graph(
+            [helper.make_node(op, [names[i], "s", "z"], [names[i + 1]],
+                              **four_bit_attrs(kind, block)) for i, op in enumerate(ops)], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [k, n])],
+            [helper.make_tensor_value_info("y", y_type, [k, n])],
+            [numpy_helper.from_array(s, "s"),
+             helper.make_tensor("z", elem, z.shape, z.ravel().tolist())])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+        m.ir_version = 10
+        path = os.path.join(tmp, f"{name}_{kind}_{len(ops)}.onnx")
+        onnx.save(m, path)
+        label = f"{name} {kind} {' -> '.join(ops)}"
+        got, err = run_qlower(args.qlower, path, {"x": x}, tmp)
+        if err:
+            failures.append(f"{label}: qlower failed: {err}")
+            continue
+        if len(ops) == 1:
+            want = q
+        else:
+            want = four_bit_dq(q, s, z, kind, block)
+            ref = ort_oracle.session(path).run(None, {"x": x})[0]
+            if not np.array_equal(ref, want):
+                failures.append(f"{label}: ONNX Runtime differs from the reference")
+        if got.dtype != want.dtype or not np.array_equal(got, want):
+            failures.append(f"{label}: qlower differs from the reference")
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qlower", required=True)
@@ -194,6 +305,10 @@ def main():
         for i in range(args.cases):
             failures += check_case(args, rng, tmp, i)
         failures += check_blocked_matmul(args, rng, tmp)
+        for name in FOUR_BIT:
+            for kind in ("per-tensor", "per-axis", "blocked"):
+                failures += check_four_bit_matmul(args, rng, tmp, name, kind)
+                failures += check_four_bit_round_trip(args, rng, tmp, name, kind)
     for f in failures:
         print("FAIL", f)
     if ORT_REFUSED:

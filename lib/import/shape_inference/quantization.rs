@@ -140,9 +140,11 @@ mod tests {
             out_ty(&plain, 13, &[x(), scale(), None]).dtype,
             Some(DType::U8)
         );
-        // INT4 is a real type qlower cannot carry: unknown, not UINT8.
         let int4 = N::new("QuantizeLinear", &["x", "s"], 1).int("output_dtype", 22);
-        assert_eq!(out_ty(&int4, 21, &[x(), scale()]).dtype, None);
+        assert_eq!(out_ty(&int4, 21, &[x(), scale()]).dtype, Some(DType::I4));
+        // INT2 is a real type qlower cannot carry: unknown, not UINT8.
+        let int2 = N::new("QuantizeLinear", &["x", "s"], 1).int("output_dtype", 26);
+        assert_eq!(out_ty(&int2, 21, &[x(), scale()]).dtype, None);
     }
 
     #[test]

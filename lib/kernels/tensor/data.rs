@@ -194,6 +194,9 @@ pub fn from_f64(dtype: DType, v: &[f64]) -> Data {
             let f = Float8::of(f8).unwrap_or(Float8::E4M3FN);
             Data::F8(f, float8::from_f64_slice(f, v, false))
         }
+        // ONNX's Cast wraps floats into 4 bits (its tests give 7 for -9.0): truncated,
+        // then the low four bits, as from integers.
+        DType::I4 | DType::U4 => from_i64(dtype, &v.iter().map(|&x| x as i64).collect::<Vec<_>>()),
     }
 }
 
@@ -217,6 +220,9 @@ pub fn from_i64(dtype: DType, v: &[i64]) -> Data {
         f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
             from_f64(f8, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())
         }
+        // The low four bits, sign-extended for INT4.
+        DType::I4 => Data::I8(v.iter().map(|&x| ((x as i8) << 4) >> 4).collect()),
+        DType::U4 => Data::U8(v.iter().map(|&x| x as u8 & 0x0f).collect()),
     }
 }
 
@@ -224,7 +230,11 @@ pub fn from_i64(dtype: DType, v: &[i64]) -> Data {
 /// Float sources go through f64 (exact for them); integer sources through i64, except
 /// that u64 goes to floats directly so values above `i64::MAX` keep their magnitude.
 pub fn cast(data: &Data, dtype: DType) -> Data {
-    let dtype = dtype.storage();
+    let dtype = match dtype {
+        // Narrower than their storage: every element is converted.
+        DType::I4 | DType::U4 => dtype,
+        d => d.storage(),
+    };
     if data.dtype() == dtype {
         return data.clone();
     }
@@ -283,6 +293,16 @@ mod tests {
         assert_eq!(cast(&big, DType::F32), Data::F32(vec![16_777_216.0]));
         let u = Data::U64(vec![u64::MAX]);
         assert_eq!(cast(&u, DType::F64), Data::F64(vec![u64::MAX as f64]));
+    }
+
+    #[test]
+    fn casts_to_four_bits_keep_the_low_bits() {
+        let f = Data::F32(vec![-9.5, 7.9, 8.0, f32::NAN]);
+        assert_eq!(cast(&f, DType::I4), Data::I8(vec![7, 7, -8, 0]));
+        assert_eq!(cast(&f, DType::U4), Data::U8(vec![7, 7, 8, 0]));
+        let i = Data::I32(vec![8, -9, 15, 17]);
+        assert_eq!(cast(&i, DType::I4), Data::I8(vec![-8, 7, -1, 1]));
+        assert_eq!(cast(&i, DType::U4), Data::U8(vec![8, 7, 15, 1]));
     }
 
     #[test]

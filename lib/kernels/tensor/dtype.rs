@@ -24,6 +24,10 @@ pub enum DType {
     F8E4M3FNUZ,
     F8E5M2,
     F8E5M2FNUZ,
+    /// 4-bit integers: packed two per byte in ONNX, one per byte (sign- or
+    /// zero-extended) everywhere in qlower, with `I8`/`U8` storage.
+    I4,
+    U4,
     /// torch's quantized types: integers that carry a scale and zero point in the IR.
     QUInt8,
     QInt8,
@@ -51,6 +55,8 @@ impl DType {
             18 => DType::F8E4M3FNUZ,
             19 => DType::F8E5M2,
             20 => DType::F8E5M2FNUZ,
+            21 => DType::U4,
+            22 => DType::I4,
             other => {
                 return Err(match onnx_type_name(other) {
                     Some(name) => format!("data type {name} ({other}) is not supported"),
@@ -79,6 +85,8 @@ impl DType {
             DType::F8E4M3FNUZ => 18,
             DType::F8E5M2 => 19,
             DType::F8E5M2FNUZ => 20,
+            DType::U4 => 21,
+            DType::I4 => 22,
             q @ (DType::QUInt8 | DType::QInt8 | DType::QInt32) => q.storage().to_onnx(),
         }
     }
@@ -87,11 +95,12 @@ impl DType {
         matches!(self, DType::QUInt8 | DType::QInt8 | DType::QInt32)
     }
 
-    /// The integer type a quantized type stores its values in; other types are their own.
+    /// The integer type a quantized or 4-bit type stores its values in; other types are
+    /// their own.
     pub fn storage(self) -> DType {
         match self {
-            DType::QUInt8 => DType::U8,
-            DType::QInt8 => DType::I8,
+            DType::QUInt8 | DType::U4 => DType::U8,
+            DType::QInt8 | DType::I4 => DType::I8,
             DType::QInt32 => DType::I32,
             d => d,
         }
@@ -130,21 +139,27 @@ impl DType {
             DType::F8E4M3FN => 24,
             DType::F8E5M2FNUZ => 25,
             DType::F8E4M3FNUZ => 26,
+            // PyTorch's shell dtypes torch.uint4 and torch.int4: named, with no kernels.
+            DType::U4 => 33,
+            DType::I4 => 40,
         }
     }
 
     pub fn from_torch_scalar_type(code: i64) -> Option<DType> {
         ALL.iter()
             .chain(QUANTIZED.iter())
+            .chain(FOUR_BIT.iter())
             .copied()
             .find(|d| d.torch_scalar_type() == code)
     }
 
-    /// Bytes per element in `raw_data` (booleans take one byte each).
+    /// Bytes per element once decoded (`raw_data`'s, except that booleans take one byte
+    /// each and 4-bit integers, packed two per byte there, one each).
     pub fn size(self) -> usize {
         match self {
             DType::U8 | DType::I8 | DType::Bool | DType::QUInt8 | DType::QInt8 => 1,
             DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ => 1,
+            DType::U4 | DType::I4 => 1,
             DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::F32 | DType::I32 | DType::U32 | DType::QInt32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -171,6 +186,8 @@ impl DType {
             DType::F8E4M3FNUZ => "f8E4M3FNUZ",
             DType::F8E5M2 => "f8E5M2",
             DType::F8E5M2FNUZ => "f8E5M2FNUZ",
+            DType::U4 => "ui4",
+            DType::I4 => "si4",
             DType::QUInt8 => "!torch.quint8",
             DType::QInt8 => "!torch.qint8",
             DType::QInt32 => "!torch.qint32",
@@ -180,6 +197,7 @@ impl DType {
     pub fn from_torch_name(name: &str) -> Option<DType> {
         ALL.iter()
             .chain(QUANTIZED.iter())
+            .chain(FOUR_BIT.iter())
             .copied()
             .find(|d| d.torch_name() == name)
     }
@@ -208,6 +226,21 @@ impl DType {
     pub fn is_integer(self) -> bool {
         !self.is_float() && self != DType::Bool && !self.is_quantized()
     }
+
+    /// The range of a 4-bit type, whose storage type is wider.
+    pub fn four_bit_range(self) -> Option<(i64, i64)> {
+        match self {
+            DType::I4 => Some((-8, 7)),
+            DType::U4 => Some((0, 15)),
+            _ => None,
+        }
+    }
+
+    /// Whether a kernel tensor whose storage reports `stored` is a value of the IR type
+    /// `self`: the same type, or a 4-bit type held in its 8-bit storage.
+    pub fn holds(self, stored: DType) -> bool {
+        self == stored || self.four_bit_range().is_some() && self.storage() == stored
+    }
 }
 
 pub const ALL: [DType; 17] = [
@@ -231,6 +264,9 @@ pub const ALL: [DType; 17] = [
 ];
 
 pub const QUANTIZED: [DType; 3] = [DType::QUInt8, DType::QInt8, DType::QInt32];
+
+/// Integers narrower than a byte, which kernels hold in their 8-bit storage.
+pub const FOUR_BIT: [DType; 2] = [DType::I4, DType::U4];
 
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -297,6 +333,22 @@ mod tests {
         }
         assert_eq!(DType::QUInt8.torch_scalar_type(), 13);
         assert_eq!(DType::F32.torch_scalar_type(), 6);
+    }
+
+    #[test]
+    fn four_bit_types_round_trip_and_live_in_bytes() {
+        for d in FOUR_BIT {
+            assert_eq!(DType::from_onnx(d.to_onnx()), Ok(d));
+            assert_eq!(DType::from_torch_name(d.torch_name()), Some(d));
+            assert_eq!(
+                DType::from_torch_scalar_type(d.torch_scalar_type()),
+                Some(d)
+            );
+            assert!(d.holds(d.storage()) && d.is_integer() && !d.is_quantized());
+        }
+        assert_eq!(DType::I4.onnx_name(), "INT4");
+        assert_eq!(DType::U4.four_bit_range(), Some((0, 15)));
+        assert!(!DType::I8.holds(DType::U8) && !DType::I4.holds(DType::U8));
     }
 
     #[test]

@@ -133,8 +133,8 @@ impl Data {
             f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                 Data::F8(float8_of(f8), vec![0; n])
             }
-            DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
-                unreachable!("storage() is never quantized")
+            DType::QUInt8 | DType::QInt8 | DType::QInt32 | DType::I4 | DType::U4 => {
+                unreachable!("storage() is never quantized or 4-bit")
             }
         }
     }
@@ -233,8 +233,8 @@ impl Data {
             f8 @ (DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
                 Data::F8(float8_of(f8), bytes.to_vec())
             }
-            DType::QUInt8 | DType::QInt8 | DType::QInt32 => {
-                unreachable!("storage() is never quantized")
+            DType::QUInt8 | DType::QInt8 | DType::QInt32 | DType::I4 | DType::U4 => {
+                unreachable!("storage() is never quantized or 4-bit")
             }
         })
     }

@@ -9,9 +9,9 @@ func.func @to_float8(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> 
 
 // -----
 
-// CHECK: error: node 'cast_i4' (Cast): attribute 'to': data type INT4 (22) is not supported
-func.func @to_int4(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],si8> attributes {torch.onnx_meta.opset_version = 21 : si64} {
-  %0 = "torch.operator"(%arg0) {name = "onnx.Cast", torch.onnx.to = 22 : si64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],si8> loc("cast_i4")
+// CHECK: error: node 'cast_i2' (Cast): attribute 'to': data type INT2 (26) is not supported
+func.func @to_int2(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],si8> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.Cast", torch.onnx.to = 26 : si64} : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],si8> loc("cast_i2")
   return %0 : !torch.vtensor<[4],si8>
 }
 
