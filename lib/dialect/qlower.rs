@@ -52,6 +52,11 @@ pub const DYNAMIC_CONV: &str = "qlower.dynamic_conv";
 /// b_scale, bias (per column, or none).
 pub const DYNAMIC_MATMUL: &str = "qlower.dynamic_matmul";
 
+/// A float matmul with a block-quantized weight kept packed (com.microsoft
+/// MatMulNBits' arithmetic, `kernels::linalg::nbits`): a, packed codes
+/// `[N, k_blocks, block·bits/8]` (ONNX Runtime's layout, low-first), scales and zero
+/// points `[N · k_blocks]`, K, bits.
+pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
     QLINEAR_CONV,
@@ -71,6 +76,7 @@ pub const ALL: &[&str] = &[
     QMAX_POOL,
     DYNAMIC_CONV,
     DYNAMIC_MATMUL,
+    MATMUL_NBITS,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics

@@ -2,6 +2,7 @@
 //! looks an op up here and nowhere else: what runs is what the IR says.
 
 use crate::dialect::qlower;
+use crate::kernels::linalg::nbits;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
     dynamic_linear, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax, quantized_operands,
@@ -39,6 +40,10 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         qlower::DYNAMIC_MATMUL => (
             dynamic_linear::dynamic_matmul,
             Some(dynamic_linear::prepare_dynamic_matmul),
+        ),
+        qlower::MATMUL_NBITS => (
+            nbits::matmul_nbits_kernel,
+            Some(nbits::prepare_matmul_nbits),
         ),
         _ => return None,
     };

@@ -5,7 +5,8 @@
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`). Each matcher only reads the IR and returns a `Fusion` or declines.
+//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
+//! with a blocked 4- or 8-bit weight (`nbits`). Each matcher only reads the IR and returns a `Fusion` or declines.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -20,6 +21,7 @@ mod conv_matmul;
 mod dynamic;
 mod elementwise;
 mod max_pool;
+mod nbits;
 
 use std::collections::HashMap;
 
@@ -118,6 +120,7 @@ fn find<'c: 'a, 'a>(
         "torch.aten.dequantize.self" => conv_matmul::match_dequantized(op),
         "torch.aten.mul.Tensor" => dynamic::match_mul(op),
         "torch.aten.add.Tensor" => dynamic::match_add(op),
+        "torch.aten.matmul" => nbits::match_matmul(op),
         _ => None,
     }
 }
