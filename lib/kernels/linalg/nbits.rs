@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::value::Value;
@@ -35,8 +36,9 @@ pub struct NbitsWeights {
     pub n: usize,
     pub bits: usize,
     pub block: usize,
-    /// `n · k_blocks · block · bits / 8` bytes.
-    pub packed: Vec<u8>,
+    /// `n · k_blocks · block · bits / 8` bytes of `Data::U8`, shared with the plan's
+    /// constant (the codes are held once however many kernels read them).
+    packed: Arc<Tensor>,
     /// One per block, `[n, k_blocks]`.
     pub scales: Vec<f32>,
     /// One code per block, `[n, k_blocks]`.
@@ -46,10 +48,14 @@ pub struct NbitsWeights {
 impl NbitsWeights {
     pub fn new(
         (k, n, bits, block): (usize, usize, usize, usize),
-        packed: Vec<u8>,
+        packed: Arc<Tensor>,
         scales: Vec<f32>,
         zero_points: Vec<u8>,
     ) -> Result<NbitsWeights> {
+        let Data::U8(codes) = &packed.data else {
+            bail!("matmul_nbits: the packed codes must be uint8");
+        };
+        let packed_len = codes.len();
         if !matches!(bits, 4 | 8) {
             bail!("matmul_nbits: bits {bits} is not supported (4 and 8 are)");
         }
@@ -63,10 +69,9 @@ impl NbitsWeights {
         let want = n
             .checked_mul(blocks)
             .and_then(|r| r.checked_mul(block * bits / 8));
-        if want != Some(packed.len()) {
+        if want != Some(packed_len) {
             bail!(
-                "matmul_nbits: {} packed bytes for K={k} N={n} bits={bits} block={block}",
-                packed.len()
+                "matmul_nbits: {packed_len} packed bytes for K={k} N={n} bits={bits} block={block}"
             );
         }
         if scales.len() != n * blocks || zero_points.len() != n * blocks {
@@ -92,9 +97,12 @@ impl NbitsWeights {
         self.k.div_ceil(self.block)
     }
 
-    /// Bytes the weight keeps resident (codes, scales, zero points).
-    pub fn resident_bytes(&self) -> usize {
-        self.packed.len() + 4 * self.scales.len() + self.zero_points.len()
+    fn codes(&self) -> &[u8] {
+        match &self.packed.data {
+            Data::U8(c) => c,
+            // `new` refuses any other type.
+            _ => &[],
+        }
     }
 
     fn column_bytes(&self) -> usize {
@@ -104,7 +112,7 @@ impl NbitsWeights {
     /// Column `n`'s weights, `k_blocks · block` floats (past K: the padding codes).
     fn unpack_column(&self, isa: Isa, n: usize, out: &mut [f32]) {
         let blob = self.block * self.bits / 8;
-        let col = &self.packed[n * self.column_bytes()..(n + 1) * self.column_bytes()];
+        let col = &self.codes()[n * self.column_bytes()..(n + 1) * self.column_bytes()];
         for j in 0..self.k_blocks() {
             let p = n * self.k_blocks() + j;
             let (scale, zero) = (self.scales[p], self.zero_points[p] as f32);
@@ -246,25 +254,50 @@ unsafe fn dot_tile_avx2(
     }
 }
 
-/// `y = a · W` for `m` rows of `a` (each K long): `[m, N]`.
+/// `y = a · W` for `m` rows of `a` (each K long): `[m, N]`. Tiles of columns run in
+/// parallel when the product is big enough to pay for it.
 pub fn matmul_nbits(isa: Isa, a: &[f32], m: usize, w: &NbitsWeights) -> Vec<f32> {
-    let (k, n) = (w.k, w.n);
-    let stride = w.k_blocks() * w.block;
+    let n = w.n;
+    let tiles: Vec<usize> = (0..n).step_by(TILE_N).collect();
+    let work = m.saturating_mul(n).saturating_mul(w.k);
+    let columns: Vec<Vec<f32>> = if work >= 1 << 18 {
+        tiles
+            .par_iter()
+            .map(|&n0| tile_product(isa, a, m, w, n0))
+            .collect()
+    } else {
+        tiles
+            .iter()
+            .map(|&n0| tile_product(isa, a, m, w, n0))
+            .collect()
+    };
     let mut y = vec![0f32; m * n];
-    let mut tile = vec![0f32; TILE_N * stride];
-    for n0 in (0..n).step_by(TILE_N) {
+    for (&n0, tile) in tiles.iter().zip(&columns) {
         let cols = TILE_N.min(n - n0);
-        for c in 0..cols {
-            w.unpack_column(isa, n0 + c, &mut tile[c * stride..(c + 1) * stride]);
-        }
-        // Columns past N (a last partial tile) are zeros, and their sums unused.
-        tile[cols * stride..].fill(0.0);
         for row in 0..m {
-            let sums = dot_tile(isa, &a[row * k..(row + 1) * k], &tile, stride);
-            y[row * n + n0..row * n + n0 + cols].copy_from_slice(&sums[..cols]);
+            y[row * n + n0..row * n + n0 + cols]
+                .copy_from_slice(&tile[row * cols..(row + 1) * cols]);
         }
     }
     y
+}
+
+/// Columns `n0..n0 + TILE_N` (fewer at the end) of the product, `[m, cols]`.
+fn tile_product(isa: Isa, a: &[f32], m: usize, w: &NbitsWeights, n0: usize) -> Vec<f32> {
+    let k = w.k;
+    let stride = w.k_blocks() * w.block;
+    let cols = TILE_N.min(w.n - n0);
+    // Columns past N (a last partial tile) stay zeros, and their sums are unused.
+    let mut tile = vec![0f32; TILE_N * stride];
+    for c in 0..cols {
+        w.unpack_column(isa, n0 + c, &mut tile[c * stride..(c + 1) * stride]);
+    }
+    let mut out = Vec::with_capacity(m * cols);
+    for row in 0..m {
+        let sums = dot_tile(isa, &a[row * k..(row + 1) * k], &tile, stride);
+        out.extend_from_slice(&sums[..cols]);
+    }
+    out
 }
 
 /// The packed weight of `qlower.matmul_nbits` (operands 1-5: packed codes
@@ -278,7 +311,7 @@ fn weights_of(
     bits: &Value,
 ) -> Result<NbitsWeights> {
     let packed = packed.as_tensor()?;
-    let (Data::U8(codes), [n, _, blob]) = (&packed.data, packed.shape.as_slice()) else {
+    let [n, _, blob] = packed.shape[..] else {
         bail!("matmul_nbits: the packed codes must be a 3-D uint8 tensor");
     };
     let Data::F32(s) = &scales.as_tensor()?.data else {
@@ -292,8 +325,8 @@ fn weights_of(
         bail!("matmul_nbits: K={k} and bits={bits} are not supported");
     };
     NbitsWeights::new(
-        (k, *n, bits, blob * 8 / bits),
-        codes.clone(),
+        (k, n, bits, blob * 8 / bits),
+        packed.clone(),
         s.clone(),
         z.clone(),
     )
@@ -345,9 +378,10 @@ mod tests {
             (s >> 33) as u32
         };
         let blocks = k.div_ceil(block);
-        let packed = (0..n * blocks * block * bits / 8)
+        let packed: Vec<u8> = (0..n * blocks * block * bits / 8)
             .map(|_| next() as u8)
             .collect();
+        let packed = Arc::new(Tensor::new(vec![packed.len()], Data::U8(packed)).unwrap());
         let scales = (0..n * blocks)
             .map(|_| (next() % 1000) as f32 / 7919.0 + 0.01)
             .collect();
@@ -366,9 +400,9 @@ mod tests {
                 let (j, i) = (kk / w.block, kk % w.block);
                 let byte_at = n * per_col + j * w.block * w.bits / 8;
                 let code = if w.bits == 8 {
-                    w.packed[byte_at + i]
+                    w.codes()[byte_at + i]
                 } else {
-                    (w.packed[byte_at + i / 2] >> (4 * (i % 2))) & 15
+                    (w.codes()[byte_at + i / 2] >> (4 * (i % 2))) & 15
                 };
                 let p = n * w.k_blocks() + j;
                 let v = (code as f64 - w.zero_points[p] as f64) * w.scales[p] as f64;
@@ -388,6 +422,8 @@ mod tests {
             (256, 4, 4, 128, 2),
             (77, 3, 8, 64, 4),
             (512, 7, 4, 256, 1),
+            // Big enough for the tiles to run in parallel.
+            (512, 66, 4, 32, 9),
         ] {
             let w = weights(k, n, bits, block, (k * n) as u64);
             let a: Vec<f32> = (0..m * k)
@@ -410,13 +446,17 @@ mod tests {
         }
     }
 
+    fn bytes(n: usize) -> Arc<Tensor> {
+        Arc::new(Tensor::new(vec![n], Data::U8(vec![0; n])).unwrap())
+    }
+
     #[test]
     fn malformed_weights_are_refused() {
-        let e = NbitsWeights::new((32, 2, 4, 32), vec![0; 31], vec![1.0; 2], vec![8; 2]);
+        let e = NbitsWeights::new((32, 2, 4, 32), bytes(31), vec![1.0; 2], vec![8; 2]);
         assert!(e.unwrap_err().to_string().contains("31 packed bytes"));
-        let e = NbitsWeights::new((32, 2, 3, 32), vec![], vec![], vec![]);
+        let e = NbitsWeights::new((32, 2, 3, 32), bytes(0), vec![], vec![]);
         assert!(e.unwrap_err().to_string().contains("bits 3"));
-        let e = NbitsWeights::new((32, 2, 4, 32), vec![0; 32], vec![1.0; 3], vec![8; 2]);
+        let e = NbitsWeights::new((32, 2, 4, 32), bytes(32), vec![1.0; 3], vec![8; 2]);
         assert!(e.unwrap_err().to_string().contains("3 scales"));
     }
 }
