@@ -150,26 +150,27 @@ fn unpack_block(codes: &[u8], bits: usize, scale: f32, zero: f32, out: &mut [f32
 unsafe fn unpack_block_avx2(codes: &[u8], bits: usize, scale: f32, zero: f32, out: &mut [f32]) {
     use std::arch::x86_64::*;
     let (s, z) = (_mm256_set1_ps(scale), _mm256_set1_ps(zero));
-    // SAFETY (whole function): each load reads 8 bytes of `codes` and each store
-    // writes 8 floats of `out`, within their lengths (16 codes per step, out.len() a
-    // multiple of 16 and codes holding out.len() codes).
-    let store = |bytes: __m128i, at: usize| unsafe {
+    let len = out.len();
+    let dst = out.as_mut_ptr();
+    // Each store writes the 8 floats at `at`, with at + 8 ≤ out.len() (the callers'
+    // steps; out.len() is a multiple of 16).
+    let store = |bytes: __m128i, at: usize| {
         let v = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
-        _mm256_storeu_ps(
-            out.as_ptr().add(at) as *mut f32,
-            _mm256_mul_ps(_mm256_sub_ps(v, z), s),
-        );
+        // SAFETY: at + 8 ≤ len, and `dst` is `out`'s, borrowed mutably for the call.
+        unsafe { _mm256_storeu_ps(dst.add(at), _mm256_mul_ps(_mm256_sub_ps(v, z), s)) };
     };
     if bits == 8 {
-        for i in (0..out.len()).step_by(8) {
+        for i in (0..len).step_by(8) {
+            // SAFETY: 8 codes from i, and `codes` holds len ≥ i + 8 of them.
             let b = unsafe { _mm_loadl_epi64(codes.as_ptr().add(i) as *const __m128i) };
             store(b, i);
         }
         return;
     }
     let low = _mm_set1_epi8(15);
-    for i in (0..out.len()).step_by(16) {
+    for i in (0..len).step_by(16) {
         // 8 bytes = 16 codes, low nibble first: interleave the low and high nibbles.
+        // SAFETY: bytes i/2 .. i/2 + 8, and `codes` holds len/2 ≥ i/2 + 8 bytes.
         let b = unsafe { _mm_loadl_epi64(codes.as_ptr().add(i / 2) as *const __m128i) };
         let lo = _mm_and_si128(b, low);
         let hi = _mm_and_si128(_mm_srli_epi16(b, 4), low);
@@ -244,6 +245,7 @@ unsafe fn dot_tile_avx2(
         // SAFETY: i + 8 ≤ full ≤ a.len(), and c·stride + i + 8 ≤ w.len().
         let x = unsafe { _mm256_loadu_ps(a.as_ptr().add(i)) };
         for (c, v) in acc.iter_mut().enumerate() {
+            // SAFETY: c·stride + i + 8 ≤ (TILE_N - 1)·stride + k ≤ w.len().
             let y = unsafe { _mm256_loadu_ps(w.as_ptr().add(c * stride + i)) };
             *v = _mm256_fmadd_ps(x, y, *v);
         }
