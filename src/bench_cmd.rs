@@ -88,15 +88,18 @@ pub fn run(args: BenchArgs) -> Result<()> {
             .map(|p| format!(",\"profile\":{}", p.json(args.profile_top)))
             .unwrap_or_default();
         println!(
-            "{{\"median_ms\":{median:.6},\"min_ms\":{min:.6},\"iterations\":{},\"threads\":{threads}{profile}}}",
-            args.iterations
+            "{{\"median_ms\":{median:.6},\"min_ms\":{min:.6},\"iterations\":{},\"threads\":{threads},\"constant_bytes\":{}{profile}}}",
+            args.iterations,
+            plan.constant_bytes()
         );
     } else {
         println!(
-            "{}: median {median:.3} ms, min {min:.3} ms over {} iterations, {threads} thread{}",
+            "{}: median {median:.3} ms, min {min:.3} ms over {} iterations, {threads} thread{}, \
+             {} constant bytes",
             args.model.display(),
             args.iterations,
-            if threads == 1 { "" } else { "s" }
+            if threads == 1 { "" } else { "s" },
+            plan.constant_bytes()
         );
         if let Some(p) = profile {
             print!("\n{}", p.table(args.profile_top));

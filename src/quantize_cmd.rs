@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 
 use qlower::onnx::load::load_model;
@@ -15,9 +15,10 @@ pub struct QuantizeArgs {
     /// Where to write the quantized model.
     #[arg(short, long)]
     output: PathBuf,
-    /// `dynamic`: activations quantized at run time; `static`: calibrated Q/DQ pairs.
+    /// `dynamic`: activations quantized at run time; `static`: calibrated Q/DQ pairs;
+    /// `weight-only`: implied by `--weight-type int4`.
     #[arg(long, value_enum)]
-    mode: Mode,
+    mode: Option<Mode>,
     /// Quantize weights per output channel.
     #[arg(long)]
     per_channel: bool,
@@ -30,9 +31,13 @@ pub struct QuantizeArgs {
     /// Integer type of activations (16-bit ones in static mode only).
     #[arg(long, value_enum, default_value_t = QType::U8)]
     activation_type: QType,
-    /// Integer type of weights (16-bit ones in static mode only).
-    #[arg(long, value_enum, default_value_t = QType::I8)]
-    weight_type: QType,
+    /// Integer type of weights (16-bit ones in static mode only; `int4`: weight-only
+    /// MatMulNBits, symmetric, in blocks of `--block-size` along K).
+    #[arg(long, value_enum, default_value_t = WeightType::I8)]
+    weight_type: WeightType,
+    /// Block size along K of `--weight-type int4` (a power of two from 16 to 256).
+    #[arg(long, value_name = "N")]
+    block_size: Option<usize>,
     /// Symmetric activation ranges.
     #[arg(long)]
     activation_symmetric: bool,
@@ -50,19 +55,58 @@ pub struct QuantizeArgs {
     exclude_nodes: Vec<String>,
 }
 
+/// `--weight-type`: the library's integer types, and int4, which selects the
+/// weight-only mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum WeightType {
+    U8,
+    I8,
+    U16,
+    I16,
+    Int4,
+}
+
+/// The mode and weight type the flags ask for.
+fn mode_of(args: &QuantizeArgs) -> Result<(Mode, QType)> {
+    let qtype = match args.weight_type {
+        WeightType::U8 => QType::U8,
+        WeightType::I8 => QType::I8,
+        WeightType::U16 => QType::U16,
+        WeightType::I16 => QType::I16,
+        WeightType::Int4 => {
+            return match args.mode {
+                None | Some(Mode::WeightOnly) => Ok((Mode::WeightOnly, QType::I8)),
+                Some(_) => {
+                    bail!("--weight-type int4 is weight-only (MatMulNBits): leave out --mode")
+                }
+            };
+        }
+    };
+    if args.block_size.is_some() {
+        bail!("--block-size applies to --weight-type int4 only");
+    }
+    match args.mode {
+        Some(Mode::WeightOnly) => bail!("--mode weight-only needs --weight-type int4"),
+        Some(mode) => Ok((mode, qtype)),
+        None => bail!("--mode dynamic or --mode static is required (or --weight-type int4)"),
+    }
+}
+
 pub fn run(args: QuantizeArgs) -> Result<()> {
+    let (mode, weight_type) = mode_of(&args)?;
     let options = quantize::Options {
-        mode: args.mode,
+        mode,
         per_channel: args.per_channel,
         calibration: args.calibration,
         calibrate_method: args.calibrate_method,
         activation_type: args.activation_type,
-        weight_type: args.weight_type,
+        weight_type,
         activation_symmetric: args.activation_symmetric,
         weight_symmetric: args.weight_symmetric,
         activation_restricted_asymmetric: args.activation_restricted_asymmetric,
         op_types: args.op_types,
         exclude_nodes: args.exclude_nodes,
+        block_size: args.block_size.unwrap_or(32),
     };
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;

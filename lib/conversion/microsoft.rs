@@ -33,6 +33,7 @@ pub fn register(r: &mut Registry) {
     r.on_domain_op(DOMAIN, "QLinearAveragePool", 1, qlinear_average_pool);
     r.on_domain_op(DOMAIN, "QLinearConcat", 1, qlinear_concat);
     super::microsoft_matmul::register(r);
+    super::matmul_nbits::register(r);
 }
 
 type Lowered<'c, 'a> = Result<Vec<Value<'c, 'a>>>;

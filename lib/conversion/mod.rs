@@ -29,6 +29,7 @@ mod lp_normalization;
 mod lrn_mvn;
 mod math_ops;
 mod matmul;
+mod matmul_nbits;
 mod microsoft;
 mod microsoft_matmul;
 mod pad;

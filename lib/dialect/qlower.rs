@@ -60,6 +60,11 @@ pub const QLINEAR_LOOKUP: &str = "qlower.qlinear_lookup";
 /// ([channels, 256] of f32), axis.
 pub const DEQUANTIZED_LOOKUP: &str = "qlower.dequantized_lookup";
 
+/// A float matmul with a block-quantized weight kept packed (com.microsoft
+/// MatMulNBits' arithmetic, `kernels::linalg::nbits`): a, packed codes
+/// `[N, k_blocks, block·bits/8]` (ONNX Runtime's layout, low-first), scales and zero
+/// points `[N · k_blocks]`, K, bits.
+pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
     QLINEAR_CONV,
@@ -81,6 +86,7 @@ pub const ALL: &[&str] = &[
     DYNAMIC_MATMUL,
     QLINEAR_LOOKUP,
     DEQUANTIZED_LOOKUP,
+    MATMUL_NBITS,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics

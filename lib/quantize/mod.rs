@@ -8,6 +8,9 @@
 //!   samples, and activations get QuantizeLinear/DequantizeLinear pairs with the
 //!   calibrated parameters, biases int32 with scale x_scale·w_scale.
 //!
+//! - weight-only (`--weight-type int4`): MatMul weights as 4-bit blocks of a
+//!   com.microsoft MatMulNBits, activations left float (`weight_only`).
+//!
 //! A quantized weight keeps its original name as the output of its DequantizeLinear,
 //! so every reader (the quantized op, an op left in float, a graph output) sees the
 //! same dequantized tensor, with the per-channel `axis` on its one DequantizeLinear.
@@ -21,6 +24,7 @@ pub mod params;
 mod ranges;
 mod static_qdq;
 mod targets;
+mod weight_only;
 mod weights;
 
 use std::path::PathBuf;
@@ -35,6 +39,8 @@ pub use params::QType;
 pub enum Mode {
     Dynamic,
     Static,
+    /// MatMul weights to int4 MatMulNBits (`--weight-type int4`); nothing else changes.
+    WeightOnly,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -59,6 +65,8 @@ pub struct Options {
     /// Op types to quantize; empty means MatMul, Gemm and Conv.
     pub op_types: Vec<String>,
     pub exclude_nodes: Vec<String>,
+    /// Weight-only mode's block size along K.
+    pub block_size: usize,
 }
 
 impl Options {
@@ -77,6 +85,7 @@ impl Options {
             activation_restricted_asymmetric: false,
             op_types: Vec::new(),
             exclude_nodes: Vec::new(),
+            block_size: 32,
         }
     }
 }
@@ -108,6 +117,28 @@ impl Options {
             );
         }
         match self.mode {
+            Mode::WeightOnly => {
+                let ignored = [
+                    (self.per_channel, "--per-channel"),
+                    (self.calibration.is_some(), "--calibration"),
+                    (self.calibrate_method.is_some(), "--calibrate-method"),
+                    (self.activation_symmetric, "--activation-symmetric"),
+                    (
+                        self.activation_restricted_asymmetric,
+                        "--activation-restricted-asymmetric",
+                    ),
+                    (self.activation_type != QType::U8, "--activation-type"),
+                    (!self.op_types.is_empty(), "--op-types"),
+                    (!self.exclude_nodes.is_empty(), "--exclude-nodes"),
+                ];
+                if let Some((_, flag)) = ignored.iter().find(|(set, _)| *set) {
+                    bail!(
+                        "{flag} does not apply to --weight-type int4, which quantizes MatMul \
+                         weights only (symmetric, blocked) and leaves activations float"
+                    );
+                }
+                return weight_only::check_block_size(self.block_size);
+            }
             Mode::Static => {
                 if self.calibration.is_none() {
                     bail!("--mode static needs --calibration DIR (a folder of .npz samples)");
@@ -148,7 +179,7 @@ impl Options {
                     "--op-types: '{op}' cannot be quantized in {} mode (supported: {})",
                     match self.mode {
                         Mode::Dynamic => "dynamic",
-                        Mode::Static => "static",
+                        _ => "static",
                     },
                     list.join(", ")
                 );
@@ -168,6 +199,7 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
     match options.mode {
         Mode::Dynamic => dynamic::quantize(model, options),
         Mode::Static => static_qdq::quantize(model, options),
+        Mode::WeightOnly => weight_only::quantize(model, options.block_size),
     }
 }
 

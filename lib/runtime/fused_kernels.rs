@@ -2,6 +2,7 @@
 //! looks an op up here and nowhere else: what runs is what the IR says.
 
 use crate::dialect::qlower;
+use crate::kernels::linalg::nbits;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
     dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax,
@@ -52,6 +53,10 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         ),
         qlower::QLINEAR_LOOKUP => (lookup_table::qlinear_lookup, None),
         qlower::DEQUANTIZED_LOOKUP => (lookup_table::dequantized_lookup, None),
+        qlower::MATMUL_NBITS => (
+            nbits::matmul_nbits_kernel,
+            Some(nbits::prepare_matmul_nbits),
+        ),
         _ => return None,
     };
     Some(FusedKernel { kernel, prepare })

@@ -85,6 +85,16 @@ impl Plan {
         self.steps.len()
     }
 
+    /// Bytes of the tensors the plan keeps between runs (weights, packed or not, and
+    /// other constants), each counted once.
+    pub fn constant_bytes(&self) -> usize {
+        self.constants
+            .iter()
+            .filter_map(|(_, v)| v.as_tensor().ok())
+            .map(|t| t.data.len() * t.data.dtype().size())
+            .sum()
+    }
+
     /// The op each step runs, in order: what the backend executes, for tests and
     /// diagnostics.
     pub fn step_ops(&self) -> Vec<&str> {

@@ -77,3 +77,16 @@ fn quantization_formats_agree_with_onnx_runtime() {
         "qlower's blocked, 16-bit or 4-bit quantization disagrees with ONNX Runtime",
     );
 }
+
+/// com.microsoft MatMulNBits: MatMuls quantized by ONNX Runtime's MatMulNBits quantizer
+/// (4-bit, blocks of 32/64/128, symmetric and asymmetric, accuracy levels 0 and 4) and
+/// nodes with float zero points, act-order g_idx, a bias and 8-bit codes, against ONNX
+/// Runtime and a float64 reference. See `tools/differential/matmul_nbits.py`.
+#[test]
+fn matmul_nbits_agrees_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/matmul_nbits.py",
+        &["--qlower", QLOWER, "--cases", "40", "--seed", "1"],
+        "qlower's MatMulNBits disagrees with ONNX Runtime",
+    );
+}

@@ -11,7 +11,10 @@ Each model runs in one or more forms:
 - `qdq`, `qoperator`: made here by ONNX Runtime's `quantize_static` (per-channel int8
   weights, uint8 activations, MinMax calibration on generated inputs), in QDQ and in
   QOperator format;
-- `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights).
+- `dynamic`: made here by ONNX Runtime's `quantize_dynamic` (int8 weights);
+- `int4`, `int4-acc4`: made here by ONNX Runtime's MatMulNBits quantizer
+  (tools/nbits.py): every MatMul with a constant 2-D weight becomes a com.microsoft
+  MatMulNBits with 4-bit weights (`INT4_FORMS`: block size, symmetric, accuracy level).
 
 `inputs` gives each graph input's dtype, shape and how to fill it: `image` (uniform in
 [0, 1)), `pixels` (integers in [0, 255], for models fed unscaled 8-bit pixels), `features` (uniform in [-1, 1)), `tokens:N` (integers in [0, N)) or `mask` (int64
@@ -39,7 +42,17 @@ from dataclasses import dataclass, field
 #   1.6e-3 to 2.8e-3 (PP-OCR classifier) and 7.4e-3 to 8.2e-3 (ddddocr detector) relative
 #   L2. So the bound is 1e-2, or twice ONNX Runtime's own one-ulp sensitivity on the model
 #   when that is larger (run.py measures it).
-BOUNDS = {"float": 1e-4, "shipped-float": 1e-4, "qdq": 1e-3, "qoperator": 1e-3,
+# - int4 (accuracy level 0): ONNX Runtime dequantizes the 4-bit weights and multiplies
+#   in f32, as qlower does: the weights are the same floats, so only the order of float
+#   sums differs, as for float models (measured 4.7e-7 on the decoder).
+# - int4-acc4 (accuracy level 4): ONNX Runtime quantizes A to int8 per block of K before
+#   each MatMulNBits, an approximation qlower does not make (it computes in f32, as at
+#   level 0). Each such rounding is up to half a step of 1/127 of its block's largest
+#   magnitude, and the decoder's 15 quantized MatMuls compound it: measured 1.2e-2 to
+#   1.3e-2 (seq 17 and 40); the bound is 3e-2. ORT's own error against the float model
+#   is 1.6e-1 there, so the bound still catches a wrong block or zero point.
+INT4_FORMS = {"int4": (32, True, 0), "int4-acc4": (64, False, 4)}
+BOUNDS = {"float": 1e-4, "int4": 1e-4, "int4-acc4": 3e-2, "shipped-float": 1e-4, "qdq": 1e-3, "qoperator": 1e-3,
           "shipped-qdq": 1e-3, "dynamic": 1e-2, "shipped-dynamic": 1e-2}
 
 
@@ -72,6 +85,12 @@ MODELS = [
           ["float", "dynamic"], maker="make_t5.py", lengths=[7, 33],
           notes=["T5-style encoder built by make_t5.py: relative position buckets, Slice on "
                  "computed lengths, padding mask, RMSNorm; sequence length unknown at compile time"]),
+    Model("decoder-int4", None, None,
+          {"input_ids": ("int64", [1, "seq"], "tokens:512")},
+          ["float", "int4", "int4-acc4"], maker="make_decoder.py", lengths=[1, 17],
+          notes=["Decoder-only transformer built by make_decoder.py: causal mask from the "
+                 "run-time length, RMSNorm, SiLU-gated MLP, LM head; every MatMul weight "
+                 "4-bit (MatMulNBits) in the int4 forms; seq 1 is one decode step"]),
     Model("ddddocr-common-old", "ddddocr==1.6.1", "ddddocr/common_old.onnx",
           {"input1": ("float32", [1, 1, 64, 160], "image")},
           ["shipped"], shipped="dynamic",

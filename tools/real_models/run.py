@@ -46,6 +46,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 import detectors  # noqa: E402
 import manifest  # noqa: E402
+import nbits  # noqa: E402  (tools/nbits.py)
 import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
 
 EXPECTED = os.path.join(HERE, "expected_pass.txt")
@@ -128,6 +129,15 @@ def make_form(model, form, source, cache):
     """The path of the model in `form`, made with ONNX Runtime's quantizer when needed."""
     if form in ("shipped", "float"):
         return source
+    if form in manifest.INT4_FORMS:
+        # Weight-only: ONNX Runtime's MatMulNBits quantizer, no calibration.
+        dest = os.path.join(cache, "forms", f"{os.path.basename(source)[:-len('.onnx')]}.{form}.onnx")
+        if not os.path.exists(dest):
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            block, symmetric, level = manifest.INT4_FORMS[form]
+            onnx.save(nbits.quantize_matmuls(onnx.load(source), block, symmetric, level), dest + ".part.onnx")
+            os.replace(dest + ".part.onnx", dest)
+        return dest
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
 

@@ -1,7 +1,7 @@
 //! The com.microsoft ops that ONNX Runtime's quantization tools write: the QLinear*
 //! family, its QuantizeLinear/DequantizeLinear, and the integer matmuls.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use super::ctx::Ctx;
 use super::{Inferred, broadcast, concat, conv_pool, matmul, quantization};
@@ -52,6 +52,28 @@ pub(crate) fn register(r: &mut Registry) {
         let shape = matmul::matmul_shape(ctx, (0, "A"), (1, "B"))?;
         Ok(vec![Inferred::of(ctx.dtype(0), shape)])
     });
+    r.infer_domain_ops("com.microsoft", &["MatMulNBits"], 1, matmul_nbits);
+}
+
+/// (A, B, scales, zero_points, g_idx, bias): A's shape with its last dimension, K,
+/// replaced by the attribute N, in A's type.
+fn matmul_nbits(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let k = ctx.attrs().int("K", 0)?;
+    let n = ctx.attrs().int("N", 0)?;
+    let shape = match ctx.shape(0) {
+        Some(mut s) => {
+            match s.last_mut() {
+                None => bail!("input 'A' is a scalar, but MatMulNBits needs rank 1 or more"),
+                Some(Some(last)) if *last != k => {
+                    bail!("input 'A' has last dimension {last}, but attribute K is {k}")
+                }
+                Some(last) => *last = Some(n),
+            }
+            Some(s)
+        }
+        None => None,
+    };
+    Ok(vec![Inferred::of(ctx.dtype(0), shape)])
 }
 
 /// (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the
@@ -125,6 +147,23 @@ mod tests {
             e,
             "input 'B' has shape [3,1,1], which does not broadcast with [1,8,4,4]"
         );
+    }
+
+    #[test]
+    fn matmul_nbits_replaces_k_by_n() {
+        let n = N::new("MatMulNBits", &["A", "B", "s"], 1)
+            .int("K", 32)
+            .int("N", 5);
+        let ins = [
+            Some(In::new(DType::F32, &[2, 3, 32])),
+            Some(In::new(DType::U8, &[5, 1, 16])),
+            Some(In::new(DType::F32, &[5])),
+        ];
+        assert_eq!(ms(&n, &ins).unwrap(), ty(DType::F32, &[2, 3, 5]));
+        let mut bad = ins;
+        bad[0] = Some(In::new(DType::F32, &[2, 31]));
+        let e = ms(&n, &bad).unwrap_err().to_string();
+        assert_eq!(e, "input 'A' has last dimension 31, but attribute K is 32");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod conv;
 pub mod matmul;
+pub mod nbits;
 pub mod qconv;
 mod qdriver;
 pub mod qgemm;

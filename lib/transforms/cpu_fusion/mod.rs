@@ -5,8 +5,10 @@
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`), element-wise float
-//! functions of one quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR and returns a `Fusion` or declines.
+//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
+//! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
+//! quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR
+//! and returns a `Fusion` or declines.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -22,6 +24,7 @@ mod dynamic;
 mod elementwise;
 mod lookup_table;
 mod max_pool;
+mod nbits;
 
 use std::collections::HashMap;
 
@@ -122,6 +125,7 @@ fn find<'c: 'a, 'a>(
         "torch.aten.mul.Tensor" => dynamic::match_mul(op).or_else(|| lookup_table::match_float(op)),
         "torch.aten.add.Tensor" => dynamic::match_add(op).or_else(|| lookup_table::match_float(op)),
         name if lookup_table::is_elementwise(name) => lookup_table::match_float(op),
+        "torch.aten.matmul" => nbits::match_matmul(op),
         _ => None,
     }
 }
