@@ -40,14 +40,32 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
     if a_type.dtype != Some(DType::F32) {
         return None;
     }
-    let t = named(mm.operand(1).ok()?, "torch.aten.transpose.int")?;
-    let dims = (
-        constant_int(t.operand(1).ok()?)?,
-        constant_int(t.operand(2).ok()?)?,
-    );
-    if !matches!(dims, (0, 1) | (1, 0)) {
-        return None;
-    }
+    // MatMulNBits' lowering transposes with `transpose.int`; a blocked DequantizeLinear
+    // of a [K, N] weight (ONNX's int4 QDQ form) with `permute [1, 0]`.
+    let t = match named(mm.operand(1).ok()?, "torch.aten.transpose.int") {
+        Some(t) => {
+            let dims = (
+                constant_int(t.operand(1).ok()?)?,
+                constant_int(t.operand(2).ok()?)?,
+            );
+            if !matches!(dims, (0, 1) | (1, 0)) {
+                return None;
+            }
+            t
+        }
+        None => {
+            let p = named(mm.operand(1).ok()?, "torch.aten.permute")?;
+            let list = named(p.operand(1).ok()?, "torch.prim.ListConstruct")?;
+            let perm = list
+                .operands()
+                .map(constant_int)
+                .collect::<Option<Vec<_>>>()?;
+            if perm != [1, 0] {
+                return None;
+            }
+            p
+        }
+    };
     let [k, n] = type_of(t.result(0).ok()?.into())?.static_dims()?[..] else {
         return None;
     };
@@ -77,10 +95,22 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
     }
     let codes = literal(q.operand(0).ok()?)?;
     let codes = codes.as_tensor().ok()?;
-    let (Data::U8(codes), [rows, block]) = (&codes.data, codes.shape.as_slice()) else {
+    let zero_points = literal(q.operand(2).ok()?)?;
+    let zero_points = zero_points.as_tensor().ok()?;
+    let [rows, block] = codes.shape[..] else {
         return None;
     };
-    let (rows, block) = (*rows, *block);
+    // Signed codes (INT4 weights) move up by 8 with their zero points: the differences
+    // the kernel multiplies by the scale are the same.
+    let (codes, zps): (Vec<u8>, Vec<u8>) = match (&codes.data, &zero_points.data) {
+        (Data::U8(c), Data::U8(z)) => (c.clone(), z.clone()),
+        (Data::I8(c), Data::I8(z)) if c.iter().chain(z).all(|v| (-8..8).contains(v)) => (
+            c.iter().map(|&v| (v + 8) as u8).collect(),
+            z.iter().map(|&v| (v + 8) as u8).collect(),
+        ),
+        _ => return None,
+    };
+    let (codes, zps) = (&codes, &zps);
     let blocks = usize::try_from(padded).ok()? / block.max(1);
     let valid = rn == n
         && block % 16 == 0
@@ -91,10 +121,6 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
         return None;
     }
     let scales = q.operand(1).ok()?;
-    let zero_points = literal(q.operand(2).ok()?)?;
-    let Data::U8(zps) = &zero_points.as_tensor().ok()?.data else {
-        return None;
-    };
     match literal(scales)?.as_tensor().ok()? {
         s if matches!(s.data, Data::F32(_)) && s.data.len() == rows => {}
         _ => return None,
@@ -110,7 +136,7 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
     let packed = pack(codes, bits);
     let blob = block * bits / 8;
     let packed = Tensor::new(vec![n as usize, blocks, blob], Data::U8(packed)).ok()?;
-    let zps = Tensor::new(vec![rows], Data::U8(zps.clone())).ok()?;
+    let zps = Tensor::new(vec![rows], Data::U8(zps.to_vec())).ok()?;
     Some(Fusion {
         op: qlower::MATMUL_NBITS,
         operands: vec![
