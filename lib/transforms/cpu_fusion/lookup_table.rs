@@ -22,10 +22,11 @@ use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::conv_matmul::Dequantized;
 use super::elementwise::{dequantized, storage_of, users_after};
-use super::{Fusion, Operand};
+use super::{Fusion, Operand, key};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{defining, op_name};
+use crate::kernels::tensor::data::gather;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
@@ -163,10 +164,6 @@ fn tabulate<'c: 'a, 'a>(
     }
     let table = function.table(root, &x, axis, channels, rank)?;
     Some((x, table, axis.unwrap_or(0) as i64))
-}
-
-fn key<'c>(v: impl ValueLike<'c>) -> usize {
-    v.to_raw().ptr as usize
 }
 
 /// The float ops between one dequantized tensor (`leaf`) and a quantize, in IR order.
@@ -361,25 +358,12 @@ impl<'c: 'a, 'a> Function<'c, 'a> {
         if out.shape != shape {
             return None;
         }
-        let pick = |c: usize, v: usize| at(c, v);
-        let data = match &out.data {
-            Data::U8(y) => Data::U8(
-                (0..channels * 256)
-                    .map(|i| y[pick(i / 256, i % 256)])
-                    .collect(),
-            ),
-            Data::I8(y) => Data::I8(
-                (0..channels * 256)
-                    .map(|i| y[pick(i / 256, i % 256)])
-                    .collect(),
-            ),
-            Data::F32(y) => Data::F32(
-                (0..channels * 256)
-                    .map(|i| y[pick(i / 256, i % 256)])
-                    .collect(),
-            ),
-            _ => return None,
-        };
+        // Row `c` of the table holds channel `c`'s results in input order.
+        let order: Vec<usize> = (0..channels * 256).map(|i| at(i / 256, i % 256)).collect();
+        let data = gather(&out.data, &order);
+        if !matches!(data, Data::U8(_) | Data::I8(_) | Data::F32(_)) {
+            return None;
+        }
         Tensor::new(vec![channels, 256], data).ok()
     }
 }

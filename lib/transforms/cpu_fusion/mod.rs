@@ -53,7 +53,7 @@ pub(super) struct Fusion<'c, 'a> {
     pub operands: Vec<Operand<'c, 'a>>,
 }
 
-fn key<'c>(v: impl ValueLike<'c>) -> usize {
+pub(super) fn key<'c>(v: impl ValueLike<'c>) -> usize {
     v.to_raw().ptr as usize
 }
 
