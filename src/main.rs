@@ -1,5 +1,6 @@
 //! The `qlower` command line.
 
+mod allocator;
 mod bench_cmd;
 mod inputs;
 mod quantize_cmd;
@@ -74,6 +75,7 @@ enum Command {
 
 fn main() -> ExitCode {
     qlower::rewrite::install_panic_hook();
+    allocator::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

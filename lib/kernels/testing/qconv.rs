@@ -267,3 +267,22 @@ fn geometry_past_two_to_the_31_is_left_to_the_reference() {
         assert!(run_on(isa, &call, &w).unwrap().is_none(), "{isa:?}");
     }
 }
+
+#[test]
+fn few_pixels_and_many_channels_pack_each_block_once() {
+    // Late-layer shapes: the channels are split between items, which share panels
+    // packed ahead; batches and groups pick each block's place in them.
+    for (seed, (x_shape, w_shape, groups, stride, pad)) in [
+        (&[2, 8, 3, 3][..], &[40, 4, 3, 3][..], 2, 1, 1),
+        (&[1, 16, 14, 14], &[24, 16, 3, 3], 1, 2, 1),
+        (&[3, 32, 3, 3], &[48, 32, 1, 1], 1, 1, 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = case(x_shape, w_shape, groups);
+        c.stride = vec![stride; 2];
+        c.padding = vec![pad; 2];
+        check(&c, 500 + seed as u64);
+    }
+}

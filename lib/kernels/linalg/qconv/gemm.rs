@@ -23,12 +23,12 @@ impl<E: Epilogue> Job<'_, E> {
         let threads = rayon::current_num_threads();
         let per_block = (panels / (4 * threads)).clamp(1, 8);
         let blocks = panels.div_ceil(per_block);
-        // Few pixels and many channels (late layers): split the channels too, each
-        // split packing the block again, so every thread has work.
+        // Few pixels and many channels (late layers): split the channels too, so every
+        // thread has work.
         let row_blocks = qgemm::padded_rows(w.per_group) / MR;
         let units = s.batch * w.groups * blocks;
         let splits = (4 * threads).div_ceil(units).clamp(1, row_blocks.max(1));
-        let g = Gemm {
+        let mut g = Gemm {
             job: self,
             taps: self.taps(),
             per_block,
@@ -36,27 +36,67 @@ impl<E: Epilogue> Job<'_, E> {
             splits,
             need_sums: w.zeros.iter().any(|&z| z != 0),
             shared: SharedOut::new(y),
+            packed: None,
         };
-        let items = units * splits;
-        (0..items).into_par_iter().for_each(|item| {
-            SCRATCH.with_borrow_mut(|scratch| {
-                scratch.fit(w.k, per_block);
-                match self.isa {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: the instruction set was detected on this CPU.
-                    Isa::Avx512Vnni if self.isa.available() => unsafe {
-                        gemm_item_avx512(&g, scratch, item)
-                    },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: as above.
-                    Isa::Avx2 if self.isa.available() => unsafe {
-                        gemm_item_avx2(&g, scratch, item)
-                    },
-                    _ => gemm_item(&g, scratch, item),
-                }
-            })
-        });
+        if splits > 1 {
+            // Every split of a block reads the same panels: pack each block once, all
+            // of them first, rather than once per split. Few pixels make them small.
+            let mut panels = vec![0u8; units * g.block_bytes()];
+            let mut sums = vec![0i32; units * per_block * NR];
+            let pack = PackBlocks {
+                g: &g,
+                panels: SharedOut::new(&mut panels),
+                sums: SharedOut::new(&mut sums),
+            };
+            (0..units)
+                .into_par_iter()
+                .for_each(|unit| run_item(&pack, unit));
+            g.packed = Some(Packed { panels, sums });
+        }
+        (0..units * splits)
+            .into_par_iter()
+            .for_each(|item| run_item(&g, item));
     }
+}
+
+/// One work item, run by `run_item` compiled for the instruction set: inlined into each
+/// instruction set's wrapper, so packing and requantization are compiled for it too.
+trait Item: Sync {
+    fn k(&self) -> usize;
+    fn per_block(&self) -> usize;
+    fn isa(&self) -> Isa;
+    fn run(&self, scratch: &mut Scratch, item: usize);
+}
+
+/// Runs `item` of `work` with this thread's scratch buffers, compiled for the
+/// instruction set.
+fn run_item<I: Item>(work: &I, item: usize) {
+    SCRATCH.with_borrow_mut(|scratch| {
+        scratch.fit(work.k(), work.per_block());
+        match work.isa() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the instruction set was detected on this CPU.
+            Isa::Avx512Vnni if work.isa().available() => unsafe {
+                item_avx512(work, scratch, item)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Isa::Avx2 if work.isa().available() => unsafe { item_avx2(work, scratch, item) },
+            _ => work.run(scratch, item),
+        }
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+unsafe fn item_avx512<I: Item>(work: &I, scratch: &mut Scratch, item: usize) {
+    work.run(scratch, item)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn item_avx2<I: Item>(work: &I, scratch: &mut Scratch, item: usize) {
+    work.run(scratch, item)
 }
 
 /// What every work item of `Job::gemm` shares.
@@ -69,99 +109,212 @@ struct Gemm<'a, E: Epilogue> {
     splits: usize,
     need_sums: bool,
     shared: SharedOut<E::Out>,
+    /// Every block's panels and column sums, packed ahead when the channels are split;
+    /// `None` when each item packs its own block.
+    packed: Option<Packed>,
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
-unsafe fn gemm_item_avx512<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
-    gemm_item(g, scratch, item)
+/// The panels and column sums of every (batch, group, block), `per_block` panels each.
+struct Packed {
+    panels: Vec<u8>,
+    sums: Vec<i32>,
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn gemm_item_avx2<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
-    gemm_item(g, scratch, item)
+/// Where `Job::pack` writes: four tap rows of `sums.len()` bytes, the panels, and each
+/// column's sum.
+pub(super) struct Target<'a> {
+    pub(super) rows: &'a mut [u8],
+    pub(super) panels: &'a mut [u8],
+    pub(super) sums: &'a mut [i32],
 }
 
-/// One block of pixel panels of one (batch, group): im2col, then every row block of
-/// the group's weights against every panel, each tile requantized as it comes.
-/// Inlined into each instruction set's wrapper, so packing and requantization are
-/// compiled for it too.
-#[inline(always)]
-fn gemm_item<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
-    let job = g.job;
-    let (s, w) = (job.s, job.w);
-    let pixels = s.pixels();
-    let columns = job.columns();
-    let kq = qgemm::quads(w.k);
-    let rows = qgemm::padded_rows(w.per_group);
-    let stride = kq * 4;
-    let (split, item) = (item % g.splits, item / g.splits);
-    let block = item % g.blocks;
-    let group = (item / g.blocks) % w.groups;
-    let b = item / g.blocks / w.groups;
-    let row_blocks = rows / MR;
-    let part = row_blocks.div_ceil(g.splits);
-    let first = block * g.per_block * NR;
-    let count = (g.per_block * NR).min(columns - first);
-    job.pack(b, group, first, count, &g.taps, scratch, g.need_sums);
-    let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
-    for row_block in split * part..row_blocks.min((split + 1) * part) {
-        for p in 0..count.div_ceil(NR) {
-            let panel = &scratch.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
-            let tile = &mut scratch.tile;
-            qgemm::tile(
-                job.isa,
-                Signs::SignedLhs,
-                &lhs[row_block * MR * stride..],
-                stride,
-                panel,
-                kq,
-                tile,
-            );
-            let cols = NR.min(count - p * NR);
-            let sums = scratch.sums[p * NR..(p + 1) * NR].first_chunk::<NR>();
-            for (r, acc) in tile.iter().enumerate() {
-                let m = row_block * MR + r;
-                if m >= w.per_group {
-                    break;
-                }
-                let channel = group * w.per_group + m;
-                let plane = (b * w.shape[0] + channel) * pixels;
-                let terms = RowTerms {
-                    offset: job.offsets[channel],
-                    zero: w.zeros[channel],
-                    sum: 0,
-                    multiplier: job.multipliers[channel],
-                    bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
-                };
-                let col = ColTerms {
-                    sum: sums.filter(|_| g.need_sums),
-                    ..Default::default()
-                };
-                let column = first + p * NR;
-                match &job.padded {
-                    None => {
-                        // SAFETY: (channel, these pixels) belong to this item alone.
-                        let dest = unsafe { g.shared.slice(plane + column, cols) };
-                        job.out.row(acc, terms, col, dest);
+impl<E: Epilogue> Gemm<'_, E> {
+    /// (batch, group, block) of a unit: `(b · groups + group) · blocks + block`.
+    fn unit(&self, unit: usize) -> (usize, usize, usize) {
+        let groups = self.job.w.groups;
+        let block = unit % self.blocks;
+        (
+            unit / self.blocks / groups,
+            (unit / self.blocks) % groups,
+            block,
+        )
+    }
+
+    /// The first pixel column of a block and how many columns it has.
+    fn columns(&self, block: usize) -> (usize, usize) {
+        let first = block * self.per_block * NR;
+        (first, (self.per_block * NR).min(self.job.columns() - first))
+    }
+}
+
+/// Packs every block ahead, into the buffers of `Gemm::packed`: one block per item.
+struct PackBlocks<'a, 'g, E: Epilogue> {
+    g: &'a Gemm<'g, E>,
+    panels: SharedOut<u8>,
+    sums: SharedOut<i32>,
+}
+
+impl<E: Epilogue> Item for PackBlocks<'_, '_, E> {
+    fn k(&self) -> usize {
+        self.g.job.w.k
+    }
+    fn per_block(&self) -> usize {
+        self.g.per_block
+    }
+    fn isa(&self) -> Isa {
+        self.g.job.isa
+    }
+    #[inline(always)]
+    fn run(&self, scratch: &mut Scratch, unit: usize) {
+        let g = self.g;
+        let (b, group, block) = g.unit(unit);
+        let (first, count) = g.columns(block);
+        let width = g.per_block * NR;
+        // SAFETY: unit `unit` alone owns its block of panels and sums.
+        let (panels, sums) = unsafe {
+            (
+                self.panels.slice(unit * g.block_bytes(), g.block_bytes()),
+                self.sums.slice(unit * width, width),
+            )
+        };
+        let target = Target {
+            rows: &mut scratch.rows,
+            panels,
+            sums,
+        };
+        g.job
+            .pack(b, group, first, count, &g.taps, target, g.need_sums);
+    }
+}
+
+impl<E: Epilogue> Item for Gemm<'_, E> {
+    fn k(&self) -> usize {
+        self.job.w.k
+    }
+    fn per_block(&self) -> usize {
+        self.per_block
+    }
+    fn isa(&self) -> Isa {
+        self.job.isa
+    }
+    /// One block of pixel panels of one (batch, group) against one split of the
+    /// group's rows: im2col of the block (unless packed ahead), then every row block
+    /// of the split against every panel, each tile requantized as it comes.
+    #[inline(always)]
+    fn run(&self, scratch: &mut Scratch, item: usize) {
+        let (split, unit) = (item % self.splits, item / self.splits);
+        let (b, group, block) = self.unit(unit);
+        let (first, count) = self.columns(block);
+        let width = self.per_block * NR;
+        let Scratch {
+            rows,
+            panels,
+            sums,
+            tile,
+            ..
+        } = scratch;
+        let (panels, sums): (&[u8], &[i32]) = match &self.packed {
+            Some(p) => (
+                &p.panels[unit * self.block_bytes()..][..self.block_bytes()],
+                &p.sums[unit * width..][..width],
+            ),
+            None => {
+                let target = Target { rows, panels, sums };
+                self.job
+                    .pack(b, group, first, count, &self.taps, target, self.need_sums);
+                (panels, sums)
+            }
+        };
+        self.multiply(b, group, first, count, split, panels, sums, tile);
+    }
+}
+
+impl<E: Epilogue> Gemm<'_, E> {
+    /// Bytes of one block's panels.
+    fn block_bytes(&self) -> usize {
+        self.per_block * qgemm::quads(self.job.w.k) * NR * 4
+    }
+
+    /// Split `split` of group `group`'s row blocks against the block's `panels` (its
+    /// columns `first..first+count`), each tile requantized into the output.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn multiply(
+        &self,
+        b: usize,
+        group: usize,
+        first: usize,
+        count: usize,
+        split: usize,
+        panels: &[u8],
+        sums: &[i32],
+        tile: &mut qgemm::Tile,
+    ) {
+        let job = self.job;
+        let (s, w) = (job.s, job.w);
+        let pixels = s.pixels();
+        let kq = qgemm::quads(w.k);
+        let rows = qgemm::padded_rows(w.per_group);
+        let stride = kq * 4;
+        let row_blocks = rows / MR;
+        let part = row_blocks.div_ceil(self.splits);
+        let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
+        for row_block in split * part..row_blocks.min((split + 1) * part) {
+            for p in 0..count.div_ceil(NR) {
+                let panel = &panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
+                qgemm::tile(
+                    job.isa,
+                    Signs::SignedLhs,
+                    &lhs[row_block * MR * stride..],
+                    stride,
+                    panel,
+                    kq,
+                    tile,
+                );
+                let cols = NR.min(count - p * NR);
+                let sums = sums[p * NR..(p + 1) * NR].first_chunk::<NR>();
+                for (r, acc) in tile.iter().enumerate() {
+                    let m = row_block * MR + r;
+                    if m >= w.per_group {
+                        break;
                     }
-                    Some(padded) => {
-                        let mut q = [E::Out::default(); NR];
-                        job.out.row(acc, terms, col, &mut q);
-                        // Each padded row's first `output width` columns are pixels.
-                        let (width, ow) = (padded.width, s.output[2]);
-                        let mut j = 0;
-                        while j < cols {
-                            let (y, x) = ((column + j) / width, (column + j) % width);
-                            let run = (width - x).min(cols - j);
-                            if x < ow {
-                                let n = (ow - x).min(run);
-                                // SAFETY: (channel, these pixels) belong to this item.
-                                let dest = unsafe { g.shared.slice(plane + y * ow + x, n) };
-                                requant::small_copy(dest, &q[j..j + n]);
+                    let channel = group * w.per_group + m;
+                    let plane = (b * w.shape[0] + channel) * pixels;
+                    let terms = RowTerms {
+                        offset: job.offsets[channel],
+                        zero: w.zeros[channel],
+                        sum: 0,
+                        multiplier: job.multipliers[channel],
+                        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
+                    };
+                    let col = ColTerms {
+                        sum: sums.filter(|_| self.need_sums),
+                        ..Default::default()
+                    };
+                    let column = first + p * NR;
+                    match &job.padded {
+                        None => {
+                            // SAFETY: (channel, these pixels) belong to this item alone.
+                            let dest = unsafe { self.shared.slice(plane + column, cols) };
+                            job.out.row(acc, terms, col, dest);
+                        }
+                        Some(padded) => {
+                            let mut q = [E::Out::default(); NR];
+                            job.out.row(acc, terms, col, &mut q);
+                            // Each padded row's first `output width` columns are pixels.
+                            let (width, ow) = (padded.width, s.output[2]);
+                            let mut j = 0;
+                            while j < cols {
+                                let (y, x) = ((column + j) / width, (column + j) % width);
+                                let run = (width - x).min(cols - j);
+                                if x < ow {
+                                    let n = (ow - x).min(run);
+                                    // SAFETY: (channel, these pixels) belong to this item.
+                                    let dest = unsafe { self.shared.slice(plane + y * ow + x, n) };
+                                    requant::small_copy(dest, &q[j..j + n]);
+                                }
+                                j += run;
                             }
-                            j += run;
                         }
                     }
                 }
@@ -172,7 +325,6 @@ fn gemm_item<E: Epilogue>(g: &Gemm<E>, scratch: &mut Scratch, item: usize) {
 
 /// Per-worker buffers of `gemm`: four tap rows, the packed panels, column sums.
 pub(super) struct Scratch {
-    pub(super) width: usize,
     pub(super) rows: Vec<u8>,
     pub(super) panels: Vec<u8>,
     pub(super) sums: Vec<i32>,
@@ -183,7 +335,6 @@ thread_local! {
     /// Reused across calls: the buffers are rewritten before each read.
     static SCRATCH: std::cell::RefCell<Scratch> = const {
         std::cell::RefCell::new(Scratch {
-            width: 0,
             rows: Vec::new(),
             panels: Vec::new(),
             sums: Vec::new(),
@@ -195,9 +346,8 @@ thread_local! {
 impl Scratch {
     /// Sizes the buffers for `panels` panels of K = `k`.
     fn fit(&mut self, k: usize, panels: usize) {
-        self.width = panels * NR;
-        self.rows.resize(4 * self.width, 0);
+        self.rows.resize(4 * panels * NR, 0);
         self.panels.resize(panels * qgemm::quads(k) * NR * 4, 0);
-        self.sums.resize(self.width, 0);
+        self.sums.resize(panels * NR, 0);
     }
 }

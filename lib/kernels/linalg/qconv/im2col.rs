@@ -7,7 +7,7 @@
 use super::super::qgemm::requant;
 use super::super::qgemm::{self, NR};
 use super::Job;
-use super::gemm::Scratch;
+use super::gemm::Target;
 use super::geometry::Shape;
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::bounded_bytes;
@@ -126,7 +126,7 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
         first: usize,
         count: usize,
         taps: &[Tap],
-        scratch: &mut Scratch,
+        target: Target,
         need_sums: bool,
     ) {
         let s = self.s;
@@ -136,7 +136,7 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
         if let Some(padded) = &self.padded {
             let plane = padded.height * padded.width;
             let base = (b * s.c_in + g * c_per_group) * plane + first;
-            self.interleave(scratch, need_sums, |t, row| {
+            self.interleave(target, need_sums, |t, row| {
                 let Some(tap) = taps.get(t) else {
                     return row.fill(0);
                 };
@@ -167,7 +167,7 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
             j += len;
         }
         let zero = self.x_zero;
-        self.interleave(scratch, need_sums, |t, row| {
+        self.interleave(target, need_sums, |t, row| {
             let Some(tap) = taps.get(t) else {
                 return row.fill(0);
             };
@@ -191,22 +191,22 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
     /// t's bytes for every column, then the four rows interleave into quads. With
     /// `need_sums`, also each column's sum.
     #[inline(always)]
-    fn interleave(
-        &self,
-        scratch: &mut Scratch,
-        need_sums: bool,
-        mut row: impl FnMut(usize, &mut [u8]),
-    ) {
-        let width = scratch.width;
+    fn interleave(&self, target: Target, need_sums: bool, mut row: impl FnMut(usize, &mut [u8])) {
+        let Target {
+            rows,
+            panels: out,
+            sums,
+        } = target;
+        let width = sums.len();
         let panels = width / NR;
         let kq = qgemm::quads(self.w.k);
         for q in 0..kq {
             for t in 0..4 {
-                row(q * 4 + t, &mut scratch.rows[t * width..(t + 1) * width]);
+                row(q * 4 + t, &mut rows[t * width..(t + 1) * width]);
             }
-            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|t| &scratch.rows[t * width..(t + 1) * width]);
+            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|t| &rows[t * width..(t + 1) * width]);
             for p in 0..panels {
-                let quad = &mut scratch.panels[(p * kq + q) * NR * 4..][..NR * 4];
+                let quad = &mut out[(p * kq + q) * NR * 4..][..NR * 4];
                 let at = p * NR;
                 let (r0, r1, r2, r3) = (
                     &r0[at..at + NR],
@@ -224,9 +224,9 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
             }
             if need_sums {
                 if q == 0 {
-                    scratch.sums.fill(0);
+                    sums.fill(0);
                 }
-                for (j, sum) in scratch.sums.iter_mut().enumerate() {
+                for (j, sum) in sums.iter_mut().enumerate() {
                     *sum += r0[j] as i32 + r1[j] as i32 + r2[j] as i32 + r3[j] as i32;
                 }
             }
