@@ -5,7 +5,7 @@ pub mod conv;
 pub mod matmul;
 pub mod nbits;
 pub mod qconv;
-mod qdriver;
+pub(crate) mod qdriver;
 pub mod qgemm;
 pub mod qmatmul;
 pub mod qparams;

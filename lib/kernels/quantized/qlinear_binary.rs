@@ -21,7 +21,10 @@
 
 use anyhow::{Result, bail};
 
+use rayon::prelude::*;
+
 use crate::kernels::isa::Isa;
+use crate::kernels::linalg::qdriver::shifted;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
 use crate::kernels::tensor::value::Value;
@@ -87,8 +90,8 @@ fn zero_point(v: &Value, what: &str, lo: i64, hi: i64) -> Result<i32> {
     Ok(z as i32)
 }
 
-/// The integers of an 8-bit operand, widened, and its storage type.
-fn integers<'v>(v: &'v Value, what: &str) -> Result<(Vec<i32>, DType, &'v [usize])> {
+/// An operand, checked to hold as many values as its shape says.
+fn operand<'v>(v: &'v Value, what: &str) -> Result<&'v Tensor> {
     let t = v.as_tensor()?;
     let n = result_count(&t.shape)?;
     if n != t.data.len() {
@@ -98,12 +101,10 @@ fn integers<'v>(v: &'v Value, what: &str) -> Result<(Vec<i32>, DType, &'v [usize
             t.data.len()
         );
     }
-    let values = match &t.data {
-        Data::U8(v) => v.iter().map(|&x| x as i32).collect(),
-        Data::I8(v) => v.iter().map(|&x| x as i32).collect(),
-        other => bail!("{what} is {}, expected 8-bit integers", other.dtype()),
-    };
-    Ok((values, t.data.dtype(), &t.shape))
+    if !matches!(t.data, Data::U8(_) | Data::I8(_)) {
+        bail!("{what} is {}, expected 8-bit integers", t.data.dtype());
+    }
+    Ok(t)
 }
 
 /// Whether ONNX Runtime treats A as a single value per span: its broadcast helper
@@ -205,48 +206,86 @@ impl Arith {
     }
 }
 
-/// Every element of same-shaped `a` and `b`, saturated to `lo..=hi` and shifted down.
-/// On CPUs with FMA the same loop is compiled for it, so `mul_add` and the rounding
-/// are single instructions instead of libm calls; the results are the same.
-fn apply_all(arith: &Arith, a: &[i32], b: &[i32], lo: i32, hi: i32, shift: i32) -> Vec<i32> {
-    #[cfg(target_arch = "x86_64")]
-    if Isa::best().includes(Isa::Avx2) {
-        // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
-        return unsafe { apply_all_fma(arith, a, b, lo, hi, shift) };
+/// Every element of same-shaped `a` and `b`, bytes read as i8 when `SIGNED` and as u8
+/// otherwise, saturated to `lo..=hi`, moved down by `shift` and stored as a byte. Chunks run in parallel; on CPUs with FMA each is compiled for
+/// it, so `mul_add` and the rounding are single instructions instead of libm calls,
+/// with the same results.
+fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Bounds) -> Vec<u8> {
+    let n = a.len().min(b.len());
+    let mut out = vec![0u8; n];
+    // Large enough to amortize a task, small enough to share a residual add.
+    const CHUNK: usize = 1 << 14;
+    let work = out
+        .par_chunks_mut(CHUNK)
+        .zip(a[..n].par_chunks(CHUNK).zip(b[..n].par_chunks(CHUNK)));
+    work.for_each(|(out, (a, b))| {
+        #[cfg(target_arch = "x86_64")]
+        if Isa::best().includes(Isa::Avx2) {
+            // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
+            return unsafe { apply_chunk_fma::<SIGNED>(arith, a, b, bounds, out) };
+        }
+        apply_chunk::<SIGNED>(arith, a, b, bounds, out)
+    });
+    out
+}
+
+/// The saturation bounds and the shift of `apply_all`.
+#[derive(Clone, Copy)]
+struct Bounds {
+    lo: i32,
+    hi: i32,
+    shift: i32,
+}
+
+#[inline(always)]
+fn widen<const SIGNED: bool>(byte: u8) -> i32 {
+    if SIGNED {
+        byte as i8 as i32
+    } else {
+        byte as i32
     }
-    apply_all_body(arith, a, b, lo, hi, shift)
 }
 
 /// Eight lanes at a time: `vfmadd` is the fused multiply-add `mul_add` computes, and
 /// `vcvtps2dq` rounds half to even and gives `i32::MIN` out of range, as `to_i32`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn apply_all_fma(
+fn apply_chunk_fma<const SIGNED: bool>(
     arith: &Arith,
-    a: &[i32],
-    b: &[i32],
-    lo: i32,
-    hi: i32,
-    shift: i32,
-) -> Vec<i32> {
+    a: &[u8],
+    b: &[u8],
+    bounds: Bounds,
+    out: &mut [u8],
+) {
     use std::arch::x86_64::*;
-    let n = a.len().min(b.len());
-    let mut out = Vec::with_capacity(n);
+    let Bounds { lo, hi, shift } = bounds;
     let (vlo, vhi, vshift) = (
         _mm256_set1_epi32(lo),
         _mm256_set1_epi32(hi),
         _mm256_set1_epi32(shift),
     );
-    let (a8, _) = a[..n].as_chunks::<8>();
-    let (b8, _) = b[..n].as_chunks::<8>();
-    for (x, y) in a8.iter().zip(b8) {
-        // SAFETY: each chunk is 8 i32s, one unaligned 32-byte load.
-        let (x, y) = unsafe {
-            (
-                _mm256_loadu_si256(x.as_ptr() as *const _),
-                _mm256_loadu_si256(y.as_ptr() as *const _),
-            )
+    // The low byte of each 32-bit lane to the lane's first four bytes, then the two
+    // 128-bit halves' first dwords together.
+    let low_bytes = _mm256_setr_epi8(
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, //
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+    let (a8, _) = a.as_chunks::<8>();
+    let (b8, _) = b.as_chunks::<8>();
+    let (o8, _) = out.as_chunks_mut::<8>();
+    for ((x, y), o) in a8.iter().zip(b8).zip(o8.iter_mut()) {
+        let widen8 = |v: __m128i| {
+            if SIGNED {
+                _mm256_cvtepi8_epi32(v)
+            } else {
+                _mm256_cvtepu8_epi32(v)
+            }
         };
+        let (x, y) = (
+            widen8(_mm_cvtsi64_si128(i64::from_le_bytes(*x))),
+            widen8(_mm_cvtsi64_si128(i64::from_le_bytes(*y))),
+        );
         let r = match *arith {
             Arith::Add {
                 a_is_v,
@@ -276,29 +315,26 @@ unsafe fn apply_all_fma(
             }
         };
         let r = _mm256_sub_epi32(_mm256_min_epi32(_mm256_max_epi32(r, vlo), vhi), vshift);
-        let mut lanes = [0i32; 8];
-        // SAFETY: `lanes` is 8 i32s, one unaligned 32-byte store.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut _, r) };
-        out.extend_from_slice(&lanes);
+        let packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(r, low_bytes), halves);
+        *o = _mm_cvtsi128_si64(_mm256_castsi256_si128(packed)).to_le_bytes();
     }
     let done = a8.len() * 8;
-    out.extend(apply_all_body(
-        arith,
-        &a[done..n],
-        &b[done..n],
-        lo,
-        hi,
-        shift,
-    ));
-    out
+    apply_chunk::<SIGNED>(arith, &a[done..], &b[done..], bounds, &mut out[done..]);
 }
 
 #[inline(always)]
-fn apply_all_body(arith: &Arith, a: &[i32], b: &[i32], lo: i32, hi: i32, shift: i32) -> Vec<i32> {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| arith.apply(x, y).clamp(lo, hi) - shift)
-        .collect()
+fn apply_chunk<const SIGNED: bool>(
+    arith: &Arith,
+    a: &[u8],
+    b: &[u8],
+    bounds: Bounds,
+    out: &mut [u8],
+) {
+    let Bounds { lo, hi, shift } = bounds;
+    for ((&x, &y), o) in a.iter().zip(b).zip(out) {
+        let v = arith.apply(widen::<SIGNED>(x), widen::<SIGNED>(y));
+        *o = (v.clamp(lo, hi) - shift) as u8;
+    }
 }
 
 fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
@@ -310,8 +346,8 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
         Some(DType::QInt8) => (-128, 127, DType::I8),
         other => bail!("a fused quantized add or mul to {other:?} is not supported"),
     };
-    let (a, a_type, a_shape) = integers(c.arg(0)?, "a")?;
-    let (b, b_type, b_shape) = integers(c.arg(3)?, "b")?;
+    let (ta, tb) = (operand(c.arg(0)?, "a")?, operand(c.arg(3)?, "b")?);
+    let (a_type, b_type) = (ta.data.dtype(), tb.data.dtype());
     if a_type != storage || b_type != storage {
         bail!("operands of {a_type} and {b_type} for a result stored as {storage}");
     }
@@ -329,43 +365,54 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
         zero_point(c.arg(5)?, "b_zero_point", lo64, hi64)?,
         zero_point(c.arg(7)?, "c_zero_point", lo64, hi64)?,
     ];
+    let (a_shape, b_shape) = (&ta.shape[..], &tb.shape[..]);
     let shape = broadcast_shapes(a_shape, b_shape)?;
-    result_count(&shape)?;
+    let n = result_count(&shape)?;
+    // int8 computed as uint8: values and zero points move up by 128 together, and the
+    // result moves back down.
     let shift = if as_uint8 { 128 } else { 0 };
-    let (a, b) = if as_uint8 {
-        (
-            a.iter().map(|&x| x + shift).collect(),
-            b.iter().map(|&x| x + shift).collect(),
-        )
-    } else {
-        (a, b)
-    };
     let arith = Arith::new(
         op,
         !a_is_span_scalar(a_shape, b_shape),
         scales,
         zero_points.map(|z| z + shift),
     );
-    let saturate = |x: i32| x.clamp(lo + shift, hi + shift) - shift;
-    let values: Vec<i32> = match (
+    let bounds = Bounds {
+        lo: lo + shift,
+        hi: hi + shift,
+        shift,
+    };
+    // The operands' bytes, moved up when computed as uint8; read as i8 when `signed`.
+    let signed = storage == DType::I8 && !as_uint8;
+    let (Some((xa, _)), Some((xb, _))) = (shifted(&ta.data, signed), shifted(&tb.data, signed))
+    else {
+        bail!("operands of {a_type} and {b_type}, expected 8-bit integers");
+    };
+    let bytes = match (
         broadcast_map(a_shape, &shape)?,
         broadcast_map(b_shape, &shape)?,
     ) {
-        (None, None) => apply_all(&arith, &a, &b, lo + shift, hi + shift, shift),
+        (None, None) if signed => apply_all::<true>(&arith, &xa, &xb, bounds),
+        (None, None) => apply_all::<false>(&arith, &xa, &xb, bounds),
         (ia, ib) => {
-            let n = result_count(&shape)?;
-            (0..n)
-                .map(|i| {
-                    let x = a[ia.as_ref().map_or(i, |m| m[i])];
-                    let y = b[ib.as_ref().map_or(i, |m| m[i])];
-                    saturate(arith.apply(x, y))
-                })
-                .collect()
+            let at = |m: &Option<Vec<usize>>, i: usize| m.as_ref().map_or(i, |m| m[i]);
+            let mut out = vec![0u8; n];
+            for (i, o) in out.iter_mut().enumerate() {
+                let (x, y) = (xa[at(&ia, i)], xb[at(&ib, i)]);
+                let mut one = [0u8];
+                if signed {
+                    apply_chunk::<true>(&arith, &[x], &[y], bounds, &mut one);
+                } else {
+                    apply_chunk::<false>(&arith, &[x], &[y], bounds, &mut one);
+                }
+                *o = one[0];
+            }
+            out
         }
     };
     let data = match storage {
-        DType::U8 => Data::U8(values.iter().map(|&v| v as u8).collect()),
-        _ => Data::I8(values.iter().map(|&v| v as i8).collect()),
+        DType::U8 => Data::U8(bytes),
+        _ => Data::I8(bytes.into_iter().map(|v| v as i8).collect()),
     };
     let mut t = Tensor::new(shape, data)?;
     // As the unfused quantize_per_tensor records them.
@@ -664,5 +711,35 @@ mod tests {
         assert!(call(qlinear_mul, u.clone(), f, [1.0; 3], [0; 3], &ty).is_err());
         let int32 = declared(DType::I32, &[2]);
         assert!(call(qlinear_mul, u.clone(), u, [1.0; 3], [0; 3], &int32).is_err());
+    }
+
+    #[test]
+    fn lanes_and_parallel_chunks_match_one_element_at_a_time() {
+        // Lengths around the 8-lane step and past one parallel chunk, each op, each
+        // signedness, scales whose quotients round on ties.
+        use crate::kernels::testing::test_bytes;
+        for (seed, n) in [(1u64, 7usize), (2, 8), (3, 29), (4, (1 << 14) + 13)] {
+            let (a, b) = (test_bytes(seed, n), test_bytes(seed + 50, n));
+            for op in [Op::Add, Op::Mul] {
+                let arith = Arith::new(op, seed % 2 == 0, [0.5, 0.25, 0.375], [3, -7, 1]);
+                for (lo, hi, shift) in [(0, 255, 0), (-128, 127, 0), (0, 255, 128)] {
+                    let bounds = Bounds { lo, hi, shift };
+                    let (lanes, one) = if lo < 0 {
+                        (apply_all::<true>(&arith, &a, &b, bounds), {
+                            let mut o = vec![0; n];
+                            apply_chunk::<true>(&arith, &a, &b, bounds, &mut o);
+                            o
+                        })
+                    } else {
+                        (apply_all::<false>(&arith, &a, &b, bounds), {
+                            let mut o = vec![0; n];
+                            apply_chunk::<false>(&arith, &a, &b, bounds, &mut o);
+                            o
+                        })
+                    };
+                    assert_eq!(lanes, one, "n {n} lo {lo} shift {shift}");
+                }
+            }
+        }
     }
 }

@@ -136,17 +136,22 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
         if let Some(padded) = &self.padded {
             let plane = padded.height * padded.width;
             let base = (b * s.c_in + g * c_per_group) * plane + first;
-            self.interleave(target, need_sums, |t, row| {
-                let Some(tap) = taps.get(t) else {
-                    return row.fill(0);
-                };
-                // tap.at holds the offsets minus the padding, which the layout includes.
-                let y = (tap.at[1] + s.pad_before[1] as isize) as usize;
-                let x = (tap.at[2] + s.pad_before[2] as isize) as usize;
-                let at = base + tap.channel * plane + y * padded.width + x;
-                row[..count].copy_from_slice(&padded.data[at..at + count]);
-                row[count..].fill(0);
-            });
+            self.interleave(
+                target,
+                need_sums,
+                #[inline(always)]
+                |t, row| {
+                    let Some(tap) = taps.get(t) else {
+                        return row.fill(0);
+                    };
+                    // tap.at holds the offsets minus the padding, which the layout includes.
+                    let y = (tap.at[1] + s.pad_before[1] as isize) as usize;
+                    let x = (tap.at[2] + s.pad_before[2] as isize) as usize;
+                    let at = base + tap.channel * plane + y * padded.width + x;
+                    row[..count].copy_from_slice(&padded.data[at..at + count]);
+                    row[count..].fill(0);
+                },
+            );
             return;
         }
         let plane = id * ih * iw;
@@ -167,24 +172,29 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
             j += len;
         }
         let zero = self.x_zero;
-        self.interleave(target, need_sums, |t, row| {
-            let Some(tap) = taps.get(t) else {
-                return row.fill(0);
-            };
-            let channel = &group[tap.channel * plane..][..plane];
-            for run in &runs {
-                let dst = &mut row[run.start..run.start + run.len];
-                let iz = (run.z * s.stride[0]) as isize + tap.at[0];
-                let iy = (run.y * s.stride[1]) as isize + tap.at[1];
-                if iz < 0 || iy < 0 || iz as usize >= id || iy as usize >= ih {
-                    dst.fill(zero);
-                    continue;
+        self.interleave(
+            target,
+            need_sums,
+            #[inline(always)]
+            |t, row| {
+                let Some(tap) = taps.get(t) else {
+                    return row.fill(0);
+                };
+                let channel = &group[tap.channel * plane..][..plane];
+                for run in &runs {
+                    let dst = &mut row[run.start..run.start + run.len];
+                    let iz = (run.z * s.stride[0]) as isize + tap.at[0];
+                    let iy = (run.y * s.stride[1]) as isize + tap.at[1];
+                    if iz < 0 || iy < 0 || iz as usize >= id || iy as usize >= ih {
+                        dst.fill(zero);
+                        continue;
+                    }
+                    let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
+                    fill_run(self.isa, dst, src, run.x, s.stride[2], tap, zero);
                 }
-                let src = &channel[(iz as usize * ih + iy as usize) * iw..][..iw];
-                fill_run(self.isa, dst, src, run.x, s.stride[2], tap, zero);
-            }
-            row[count..].fill(0);
-        });
+                row[count..].fill(0);
+            },
+        );
     }
 
     /// Builds the panels four taps (one quad) at a time: `row(t, bytes)` writes tap
