@@ -102,13 +102,19 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
     if n == 0 {
         return Tensor::new(shape, gather_or_fill(&x.data, &[], &x.data));
     }
+    if rank == 0 {
+        return Ok(x.clone());
+    }
     let maps: Vec<Vec<Option<usize>>> = (0..rank)
         .map(|d| positions(x.shape[d], pairs[d].0, shape[d], mode))
         .collect();
     let in_strides = strides(&x.shape);
+    // Row by row along the last dimension: the outer coordinates give the row's start
+    // (or the fill), and the last dimension's map each element's offset.
+    let last = rank - 1;
     let mut indices = Vec::with_capacity(n);
-    let mut coord = vec![0usize; rank];
-    for _ in 0..n {
+    let mut coord = vec![0usize; last];
+    for _ in 0..n / shape[last] {
         let mut at = Some(0usize);
         for (d, &c) in coord.iter().enumerate() {
             at = match (at, maps[d][c]) {
@@ -116,8 +122,11 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
                 _ => None,
             };
         }
-        indices.push(at);
-        for d in (0..rank).rev() {
+        match at {
+            Some(a) => indices.extend(maps[last].iter().map(|p| p.map(|p| a + p))),
+            None => indices.extend(std::iter::repeat_n(None, shape[last])),
+        }
+        for d in (0..last).rev() {
             coord[d] += 1;
             if coord[d] < shape[d] {
                 break;

@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 
-use crate::kernels::tensor::data::gather;
+use crate::kernels::tensor::data::{gather, pick_along};
 use crate::kernels::tensor::layout::{broadcast_map, result_count, signed, strides, view_map};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Quant, Tensor};
@@ -81,17 +81,17 @@ fn pick(x: &Tensor, dim: usize, picked: &[usize], remove: bool) -> Result<Tensor
         shape[dim] = picked.len();
     }
     let count = result_count(&shape)?;
-    let in_strides = strides(&x.shape);
     let outer: usize = x.shape[..dim].iter().product();
     let inner: usize = x.shape[dim + 1..].iter().product();
-    let mut indices = Vec::with_capacity(count);
-    for o in 0..outer {
-        for &p in picked {
-            let base = o * size * inner + p * in_strides[dim];
-            indices.extend(base..base + inner);
-        }
+    if x.data.len() != outer * size * inner || count != outer * picked.len() * inner {
+        bail!(
+            "a tensor of shape {:?} holds {} elements",
+            x.shape,
+            x.data.len()
+        );
     }
-    let mut t = Tensor::new(shape, gather(&x.data, &indices))?;
+    let data = pick_along(&x.data, outer, size, inner, picked);
+    let mut t = Tensor::new(shape, data)?;
     t.quant = picked_quant(x, dim, picked, remove);
     Ok(t)
 }

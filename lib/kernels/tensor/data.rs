@@ -54,6 +54,25 @@ pub fn gather_runs(data: &Data, starts: &[usize], run: usize) -> Data {
     })
 }
 
+/// For each of `outer` blocks of `size × inner` elements, the `inner`-long runs at
+/// the positions `picked` along the block, in order: a gather along one dimension
+/// without an index per element.
+pub fn pick_along(data: &Data, outer: usize, size: usize, inner: usize, picked: &[usize]) -> Data {
+    map_same!(data, v => {
+        let mut out = Vec::with_capacity(outer * picked.len() * inner);
+        for block in v.chunks_exact(size * inner).take(outer) {
+            if inner == 1 {
+                out.extend(picked.iter().map(|&p| block[p]));
+            } else {
+                for &p in picked {
+                    out.extend_from_slice(&block[p * inner..][..inner]);
+                }
+            }
+        }
+        out
+    })
+}
+
 /// `data` as `batch` matrices of `rows × cols`, each transposed. `None` when the sizes
 /// do not cover `data` exactly.
 pub fn transpose_matrices(data: &Data, batch: usize, rows: usize, cols: usize) -> Option<Data> {
