@@ -66,6 +66,24 @@ impl Isa {
     }
 }
 
+/// Whether the CPU has AVX-512 VBMI's byte permutes (`vpermi2b`) on top of
+/// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers. Not a level of
+/// its own, since AVX-512 VNNI CPUs without it exist and every level's code runs on
+/// both; only byte table lookups ask.
+pub fn byte_permutes() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Isa::Avx512Vnni.available() && is_x86_feature_detected!("avx512vbmi")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,11 +81,73 @@ fn tabulated(c: &Call) -> Result<Data> {
         other => bail!("x must hold 8-bit integers, but holds {}", other.dtype()),
     };
     Ok(match &table.data {
-        Data::U8(t) => Data::U8(look_up(indices, t, channels, inner)),
-        Data::I8(t) => Data::I8(look_up(indices, t, channels, inner)),
+        Data::U8(t) => Data::U8(look_up_bytes(indices, t, channels, inner)),
+        Data::I8(t) => {
+            // SAFETY: i8 and u8 have the same size and alignment, and every bit
+            // pattern is valid for both.
+            let t = unsafe { std::slice::from_raw_parts(t.as_ptr() as *const u8, t.len()) };
+            let y = look_up_bytes(indices, t, channels, inner);
+            Data::I8(y.into_iter().map(|b| b as i8).collect())
+        }
         Data::F32(t) => Data::F32(look_up(indices, t, channels, inner)),
         other => bail!("a lookup table of {} is not supported", other.dtype()),
     })
+}
+
+/// `look_up` of byte tables: with AVX-512 VBMI, when each channel's elements come in
+/// runs, 64 elements at a time by byte permutes over the row held in four registers.
+fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u8> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::isa::byte_permutes() && (channels == 1 || inner >= 16) {
+        let rows = table.len() / 256;
+        if rows > 0 {
+            let channels = channels.clamp(1, rows);
+            // One channel's run at a time, several runs to a task.
+            let run = if channels == 1 { CHUNK } else { inner };
+            let per_task = run * (CHUNK / run).max(1);
+            let mut y = vec![0u8; x.len()];
+            let work = |(k, (out, x)): (usize, (&mut [u8], &[u8]))| {
+                let first = k * per_task / run;
+                for (r, (out, x)) in out.chunks_mut(run).zip(x.chunks(run)).enumerate() {
+                    let channel = (first + r) % channels;
+                    let row = &table[channel * 256..][..256];
+                    // SAFETY: byte_permutes() detected avx512f/bw/vbmi on this CPU;
+                    // the row is 256 bytes and `out` as long as `x`.
+                    unsafe { look_up_vbmi(x, row.try_into().unwrap_or(&[0; 256]), out) }
+                }
+            };
+            let tasks = y.par_chunks_mut(per_task).zip(x.par_chunks(per_task));
+            tasks.enumerate().for_each(work);
+            return y;
+        }
+    }
+    look_up(x, table, channels, inner)
+}
+
+/// `out[i] = row[x[i]]`: the row's halves in two pairs of registers, `vpermi2b` picks
+/// from each pair by the low seven bits, the top bit chooses the pair.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn look_up_vbmi(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    // SAFETY: the row is 256 bytes, four unaligned 64-byte loads.
+    let [t0, t1, t2, t3] =
+        [0, 64, 128, 192].map(|at| unsafe { _mm512_loadu_si512(row.as_ptr().add(at) as *const _) });
+    let n = x.len().min(out.len());
+    let mut i = 0;
+    while i < n {
+        let m = (n - i).min(64);
+        let mask: __mmask64 = if m == 64 { !0 } else { (1u64 << m) - 1 };
+        // SAFETY: the mask limits the load and the store to the `m` bytes left.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi8(mask, x.as_ptr().add(i) as *const _);
+            let low = _mm512_permutex2var_epi8(t0, v, t1);
+            let high = _mm512_permutex2var_epi8(t2, v, t3);
+            let y = _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high);
+            _mm512_mask_storeu_epi8(out.as_mut_ptr().add(i) as *mut _, mask, y);
+        }
+        i += m;
+    }
 }
 
 /// `y[i] = table[channel(i)][x[i]]`, where element `i` is in channel
@@ -243,5 +305,30 @@ mod tests {
         let y = y[0].as_tensor().unwrap();
         assert_eq!(y.data, Data::F32(vec![-3.0, 0.0, 0.5, 124.5]));
         assert_eq!(y.quant, None);
+    }
+
+    #[test]
+    fn byte_permutes_and_the_scalar_loop_agree() {
+        // Whole and partial 64-byte blocks, runs shorter and longer than a task, one
+        // table and several (on CPUs without VBMI both sides run the scalar loop).
+        use crate::kernels::testing::test_bytes;
+        for (seed, channels, inner, batches) in [
+            (1u64, 1usize, 1usize, 3 * CHUNK + 77),
+            (2, 3, 64, 2),
+            (3, 5, 100, 3),
+            (4, 2, CHUNK + 9, 1),
+            (5, 4, 63, 2),
+            (6, 7, 17, 2),
+        ] {
+            let n = channels * inner * batches;
+            let x = test_bytes(seed, n);
+            let table = test_bytes(seed + 9, channels * 256);
+            let want = look_up(&x, &table, channels, inner);
+            assert_eq!(
+                look_up_bytes(&x, &table, channels, inner),
+                want,
+                "seed {seed}"
+            );
+        }
     }
 }

@@ -111,15 +111,23 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
         .product();
     let kept: Vec<usize> = (0..rank).filter(|&i| !reduced[i]).collect();
     let out_count: usize = kept.iter().map(|&i| x.shape[i]).product();
-    // Each input element's output position: its coordinates on the kept axes.
-    let strides = crate::kernels::tensor::layout::strides(&x.shape);
     let mut sums = vec![0i64; out_count];
-    for (flat, &q) in values.iter().enumerate() {
-        let mut out = 0;
-        for &i in &kept {
-            out = out * x.shape[i] + (flat / strides[i]) % x.shape[i];
+    if kept.iter().enumerate().all(|(k, &i)| k == i) {
+        // The reduced axes are the trailing ones (channels first): each output sums
+        // one contiguous run.
+        for (sum, run) in sums.iter_mut().zip(values.chunks_exact(size.max(1))) {
+            *sum = run.iter().sum();
         }
-        sums[out] += q;
+    } else {
+        // Each input element's output position: its coordinates on the kept axes.
+        let strides = crate::kernels::tensor::layout::strides(&x.shape);
+        for (flat, &q) in values.iter().enumerate() {
+            let mut out = 0;
+            for &i in &kept {
+                out = out * x.shape[i] + (flat / strides[i]) % x.shape[i];
+            }
+            sums[out] += q;
+        }
     }
     let scale = x_scale / (y_scale as f32 * size as f32);
     let q = sums.iter().map(|&sum| {
