@@ -60,6 +60,49 @@ fn to_u32(r: f32) -> u32 {
 
 /// Operands: x (8-bit integers), x_scale, dim, y_scale, y_zero_point (and the dtype
 /// code, which the declared result type already says).
+/// The requantization of a row whose quotients all lie in [0, 2^22] (see `run`).
+#[derive(Clone, Copy)]
+struct FastRow {
+    multiplier: f32,
+    zero_point: i32,
+    lo: i32,
+    hi: i32,
+}
+
+impl FastRow {
+    /// `out[k] = round_half_even(entry·multiplier / sum) + zero_point`, saturated: the
+    /// same float operations as `requantize`, compiled for AVX2 where the CPU has it
+    /// so the division and rounding run eight lanes at a time.
+    fn row(self, exps: &[f32; 256], max: i32, row: &[i32], sum: f32, out: &mut [i32]) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernels::isa::Isa::best().includes(crate::kernels::isa::Isa::Avx2) {
+            // SAFETY: the level's features were detected on this CPU.
+            return unsafe { self.row_avx2(exps, max, row, sum, out) };
+        }
+        self.row_body(exps, max, row, sum, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn row_avx2(self, exps: &[f32; 256], max: i32, row: &[i32], sum: f32, out: &mut [i32]) {
+        self.row_body(exps, max, row, sum, out)
+    }
+
+    #[inline(always)]
+    fn row_body(self, exps: &[f32; 256], max: i32, row: &[i32], sum: f32, out: &mut [i32]) {
+        for (y, &v) in out.iter_mut().zip(row) {
+            // 8-bit values: `max - v` is in 0..=255, so the index is too.
+            let entry = exps[(255 - (max - v)) as u8 as usize];
+            let q = (entry * self.multiplier / sum).round_ties_even();
+            // SAFETY: `run` makes a fast row only where entry·multiplier is finite and
+            // the sum (of this row's entries, all ≥ 0, so at least `entry`) finite and
+            // positive: q is a whole number in [0, 2^22 + 1], which i32 holds.
+            let q: i32 = unsafe { q.to_int_unchecked() };
+            *y = (q + self.zero_point).clamp(self.lo, self.hi);
+        }
+    }
+}
+
 pub fn softmax(c: &Call) -> Result<Vec<Value>> {
     run(c, false)
 }
@@ -112,15 +155,27 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
     // Steps plus the zero point, in 32-bit arithmetic that wraps; an entry times the
     // multiplier can overflow float32 (a row of one element does), and its infinity
     // then converts as `to_i32`/`to_u32` say.
-    let mut out = vec![0i64; values.len()];
-    let requantize = |entry: f32, sum: f32| -> i64 {
+    let mut out = vec![0i32; values.len()];
+    let requantize = |entry: f32, sum: f32| -> i32 {
         let r = round_half_even(entry * multiplier / sum);
         if signed {
-            to_i32(r).wrapping_add(y_zero_point as i32).clamp(-128, 127) as i64
+            to_i32(r).wrapping_add(y_zero_point as i32).clamp(-128, 127)
         } else {
-            to_u32(r).wrapping_add(y_zero_point as u32).min(255) as i64
+            to_u32(r).wrapping_add(y_zero_point as u32).min(255) as i32
         }
     };
+    // When no entry times the multiplier overflows and the multiplier is at most
+    // 2^22, a finite positive sum puts every quotient in [0, 2^22]: then the rounding
+    // and conversions are plain, and a row vectorizes.
+    let fast = (multiplier.is_finite()
+        && (0.0..=4_194_304.0).contains(&multiplier)
+        && (exps[255] * multiplier).is_finite())
+    .then_some(FastRow {
+        multiplier,
+        zero_point: y_zero_point as i32,
+        lo: if signed { -128 } else { 0 },
+        hi: if signed { 127 } else { 255 },
+    });
     if size > 0 && inner == 1 {
         // Over the last axis (attention's scores): contiguous rows, in parallel, with
         // the same sums in the same order as below. Rows go in groups of `ROWS` whose
@@ -163,7 +218,12 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
                         continue;
                     }
                     let row = &rows[r * size..(r + 1) * size];
-                    for (y, &v) in out[r * size..(r + 1) * size].iter_mut().zip(row) {
+                    let out = &mut out[r * size..(r + 1) * size];
+                    if let Some(fast) = fast.filter(|_| sums[r].is_finite()) {
+                        fast.row(&exps, maxes[r], row, sums[r], out);
+                        continue;
+                    }
+                    for (y, &v) in out.iter_mut().zip(row) {
                         *y = requantize(entry(maxes[r], v), sums[r]);
                     }
                 }
@@ -186,7 +246,7 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
         }
     }
     let data = if as_uint8 {
-        Data::I8(out.iter().map(|&v| (v - shift) as i8).collect())
+        Data::I8(out.iter().map(|&v| (v - shift as i32) as i8).collect())
     } else if signed {
         Data::I8(out.iter().map(|&v| v as i8).collect())
     } else {
@@ -321,5 +381,56 @@ mod tests {
         assert_eq!(y, Data::I8(vec![-128]));
         let y = run(Data::I8(vec![5]), vec![1, 1], 0.02, 1.0 / 256.0, -128);
         assert_eq!(y, Data::I8(vec![127]));
+    }
+
+    #[test]
+    fn fast_rows_requantize_as_the_general_path() {
+        // Row lengths around the lane count, both signednesses, multipliers 254 and
+        // 256 and a large one, zero points at the ends of the range.
+        let values: Vec<i32> = crate::kernels::testing::test_bytes(7, 203)
+            .iter()
+            .map(|&b| b as i32 - 128)
+            .collect();
+        for size in [1usize, 7, 8, 9, 203] {
+            let row = &values[..size];
+            let max = row.iter().copied().max().unwrap_or(0);
+            let exps = table(0.037, size);
+            let sum = row
+                .iter()
+                .fold(0.0f32, |s, &v| s + exps[(255 - (max - v)) as usize]);
+            for (multiplier, signed, zp) in [
+                (254.0f32, false, 0),
+                (256.0, false, 255),
+                (256.0, true, -128),
+                (65535.0, true, 127),
+            ] {
+                if !(exps[255] * multiplier).is_finite() {
+                    // `run` takes the general path there (a row of one element).
+                    continue;
+                }
+                let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
+                let fast = FastRow {
+                    multiplier,
+                    zero_point: zp,
+                    lo,
+                    hi,
+                };
+                let mut got = vec![0; size];
+                fast.row(&exps, max, row, sum, &mut got);
+                let want: Vec<i32> = row
+                    .iter()
+                    .map(|&v| {
+                        let r =
+                            round_half_even(exps[(255 - (max - v)) as usize] * multiplier / sum);
+                        if signed {
+                            to_i32(r).wrapping_add(zp).clamp(-128, 127)
+                        } else {
+                            to_u32(r).wrapping_add(zp as u32).min(255) as i32
+                        }
+                    })
+                    .collect();
+                assert_eq!(got, want, "size {size} multiplier {multiplier} zp {zp}");
+            }
+        }
     }
 }
