@@ -275,19 +275,14 @@ fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, 
     let (q_lo, q_hi) = ((lo - zero_point) as f32, (hi - zero_point) as f32);
     for (v, y) in x.iter().zip(y) {
         let q = (v / scale).round_ties_even();
-        let clamped = if q < q_lo {
-            q_lo
-        } else if q > q_hi {
-            q_hi
-        } else {
-            q
-        };
-        let r = if q.is_nan() {
-            lo
-        } else {
-            clamped as i32 + zero_point
-        };
-        *y = Q::from_i32(r);
+        // `max` returns `q_lo` for a NaN, which then gives `lo`, as quantizing a NaN
+        // does; a whole number in range converts without the saturating cast's
+        // checks, so the loop vectorizes.
+        let clamped = q.max(q_lo).min(q_hi);
+        // SAFETY: `clamped` lies in `q_lo..=q_hi`, whole numbers within ±2^16 (8- and
+        // 16-bit ranges minus a zero point in them), which i32 holds.
+        let r: i32 = unsafe { clamped.to_int_unchecked() };
+        *y = Q::from_i32(r + zero_point);
     }
 }
 
