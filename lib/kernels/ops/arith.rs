@@ -54,10 +54,13 @@ fn linear(c: &Call, a: Arg, b: Arg, sign: i64) -> Result<Vec<Value>> {
         // sum, difference or product rounded from f64 is the f32 operation's result).
         if dtype == DType::F32 {
             let alpha32 = alpha as f32;
-            let fast = fast_f32_binary(&a, &b, |x, y| {
-                let scaled = if alpha == 1.0 { y } else { alpha32 * y };
-                if sign > 0 { x + scaled } else { x - scaled }
-            });
+            // One closure per case, so each loop has no branch left to vectorize around.
+            let fast = match (alpha == 1.0, sign > 0) {
+                (true, true) => fast_f32_binary(&a, &b, |x, y| x + y),
+                (true, false) => fast_f32_binary(&a, &b, |x, y| x - y),
+                (false, true) => fast_f32_binary(&a, &b, |x, y| x + alpha32 * y),
+                (false, false) => fast_f32_binary(&a, &b, |x, y| x - alpha32 * y),
+            };
             if let Some((shape, v)) = fast {
                 return args::ret(c, Tensor::new(shape, Data::F32(v))?);
             }

@@ -166,12 +166,34 @@ impl<'a> F32<'a> {
 /// saves.
 const CHUNK: usize = 1 << 15;
 
+/// Runs `body` compiled for AVX2 where the CPU has it: the fast paths' float
+/// operations round the same at any vector width, so only their speed changes. The
+/// caller marks `body` `#[inline(always)]`, so it is compiled into the wrapper.
+#[inline(always)]
+fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::isa::Isa::best().includes(crate::kernels::isa::Isa::Avx2) {
+        #[target_feature(enable = "avx2")]
+        fn run<R>(body: impl FnOnce() -> R) -> R {
+            body()
+        }
+        // SAFETY: the level's features were detected on this CPU.
+        return unsafe { run(body) };
+    }
+    body()
+}
+
 /// `f` applied to each element of `x` into `out`, split over the pool when large.
 fn map_into<T: Copy + Sync, R: Send>(x: &[T], out: &mut [R], f: impl Fn(T) -> R + Sync) {
     let body = |(x, y): (&[T], &mut [R])| {
-        for (x, y) in x.iter().zip(y.iter_mut()) {
-            *y = f(*x);
-        }
+        with_avx2(
+            #[inline(always)]
+            || {
+                for (x, y) in x.iter().zip(y.iter_mut()) {
+                    *y = f(*x);
+                }
+            },
+        )
     };
     if x.len() > CHUNK {
         x.par_chunks(CHUNK)
@@ -244,11 +266,19 @@ fn repeating(
         return out;
     }
     let body = |(x, y): (&[f32], &mut [f32])| {
-        for (x, y) in x.chunks(period).zip(y.chunks_mut(period)) {
-            for ((x, s), y) in x.iter().zip(small).zip(y.iter_mut()) {
-                *y = if swap { f(*s, *x) } else { f(*x, *s) };
-            }
-        }
+        with_avx2(
+            #[inline(always)]
+            || {
+                for (x, y) in x.chunks(period).zip(y.chunks_mut(period)) {
+                    let pairs = x.iter().zip(small).zip(y.iter_mut());
+                    if swap {
+                        pairs.for_each(|((x, s), y)| *y = f(*s, *x));
+                    } else {
+                        pairs.for_each(|((x, s), y)| *y = f(*x, *s));
+                    }
+                }
+            },
+        )
     };
     // Whole periods per task, so that every chunk starts at element 0 of `small`.
     let chunk = (CHUNK / period).max(1) * period;
@@ -290,9 +320,14 @@ pub fn fast_f32_binary(
     match (F32::of(a)?, F32::of(b)?) {
         (F32::Values(a), F32::Values(b)) => {
             let body = |((a, b), y): ((&[f32], &[f32]), &mut [f32])| {
-                for ((a, b), y) in a.iter().zip(b).zip(y.iter_mut()) {
-                    *y = f(*a, *b);
-                }
+                with_avx2(
+                    #[inline(always)]
+                    || {
+                        for ((a, b), y) in a.iter().zip(b).zip(y.iter_mut()) {
+                            *y = f(*a, *b);
+                        }
+                    },
+                )
             };
             if n > CHUNK {
                 a.par_chunks(CHUNK)
