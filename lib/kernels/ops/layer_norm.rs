@@ -68,6 +68,34 @@ fn affine(c: &Call, i: usize, normalized: &[usize], what: &str) -> Result<Option
     Ok(Some(out))
 }
 
+/// One group: its mean and 1/std, and each normalized value (times the weight, plus
+/// the bias) passed to `out` with its index. Generic rather than dynamic, so the
+/// per-element work inlines.
+#[inline(always)]
+fn normalize(
+    row: &[f64],
+    eps: f64,
+    weight: Option<&[f64]>,
+    bias: Option<&[f64]>,
+    mut out: impl FnMut(usize, f64),
+) -> (f64, f64) {
+    let n = row.len() as f64;
+    let mean = row.iter().sum::<f64>() / n;
+    let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n;
+    let rstd = 1.0 / (var + eps).sqrt();
+    for (k, &a) in row.iter().enumerate() {
+        let mut r = (a - mean) * rstd;
+        if let Some(w) = weight {
+            r *= w[k];
+        }
+        if let Some(b) = bias {
+            r += b[k];
+        }
+        out(k, r);
+    }
+    (mean, rstd)
+}
+
 fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let dtype = x.data.dtype();
@@ -94,23 +122,7 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let groups: usize = x.shape[..axis].iter().product();
     let mut means = vec![f64::NAN; groups];
     let mut rstds = vec![f64::NAN; groups];
-    let norm = |row: &mut dyn Iterator<Item = f64>, out: &mut dyn FnMut(usize, f64)| {
-        let row: Vec<f64> = row.collect();
-        let mean = row.iter().sum::<f64>() / n as f64;
-        let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
-        let rstd = 1.0 / (var + eps).sqrt();
-        for (k, &a) in row.iter().enumerate() {
-            let mut r = (a - mean) * rstd;
-            if let Some(w) = &weight {
-                r *= w[k];
-            }
-            if let Some(b) = &bias {
-                r += b[k];
-            }
-            out(k, r);
-        }
-        (mean, rstd)
-    };
+    let (weight, bias) = (weight.as_deref(), bias.as_deref());
     let out = match &x.data {
         // Rows are independent, so they run in parallel with the same arithmetic.
         Data::F32(v) if n > 0 => {
@@ -118,10 +130,10 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
             y.par_chunks_mut(n)
                 .zip(v.par_chunks(n))
                 .zip(means.par_iter_mut().zip(rstds.par_iter_mut()))
-                .for_each(|((y, row), (mean, rstd))| {
-                    (*mean, *rstd) = norm(&mut row.iter().map(|&a| f64::from(a)), &mut |k, r| {
-                        y[k] = r as f32
-                    });
+                .for_each_init(Vec::new, |wide, ((y, row), (mean, rstd))| {
+                    wide.clear();
+                    wide.extend(row.iter().map(|&a| f64::from(a)));
+                    (*mean, *rstd) = normalize(wide, eps, weight, bias, |k, r| y[k] = r as f32);
                 });
             Tensor::new(x.shape.clone(), Data::F32(y))?
         }
@@ -130,7 +142,7 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
             let mut y = vec![0.0; v.len()];
             if n > 0 {
                 for (g, (row, out)) in v.chunks(n).zip(y.chunks_mut(n)).take(groups).enumerate() {
-                    (means[g], rstds[g]) = norm(&mut row.iter().copied(), &mut |k, r| out[k] = r);
+                    (means[g], rstds[g]) = normalize(row, eps, weight, bias, |k, r| out[k] = r);
                 }
             }
             Tensor::new(x.shape.clone(), from_f64(dtype, &y))?
