@@ -1,12 +1,9 @@
 //! What the quantized GEMM drivers (`qconv`, `qmatmul`) share: 8-bit operands moved
 //! into the signed and unsigned ranges `qgemm` multiplies, the output their workers
-//! write in parallel, and requantization compiled for the instruction set.
+//! write in parallel.
 
 use std::borrow::Cow;
 
-use super::qgemm::NR;
-use super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
-use crate::kernels::isa::Isa;
 use crate::kernels::tensor::Data;
 
 /// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
@@ -57,50 +54,4 @@ impl<T> SharedOut<T> {
         // SAFETY: in bounds by the assert; exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
     }
-}
-
-/// Requantizes (or rescales) one tile row with the instruction set's features
-/// enabled, so the epilogue's loops vectorize.
-pub fn requantize<E: Epilogue>(
-    isa: Isa,
-    acc: &[i32; NR],
-    r: RowTerms,
-    c: ColTerms,
-    y: E,
-    out: &mut [E::Out],
-) {
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the instruction set was detected on this CPU.
-        Isa::Avx512Vnni if isa.available() => unsafe { requantize_avx512(acc, r, c, y, out) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
-        Isa::Avx2 if isa.available() => unsafe { requantize_avx2(acc, r, c, y, out) },
-        _ => y.row(acc, r, c, out),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn requantize_avx512<E: Epilogue>(
-    acc: &[i32; NR],
-    r: RowTerms,
-    c: ColTerms,
-    y: E,
-    out: &mut [E::Out],
-) {
-    y.row(acc, r, c, out)
-}
-
-// `Rescale`'s multiply and add still round separately: Rust never contracts them.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn requantize_avx2<E: Epilogue>(
-    acc: &[i32; NR],
-    r: RowTerms,
-    c: ColTerms,
-    y: E,
-    out: &mut [E::Out],
-) {
-    y.row(acc, r, c, out)
 }

@@ -8,7 +8,7 @@
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::qdriver::{self, SharedOut, shifted};
+use super::qdriver::{SharedOut, shifted};
 use super::qgemm::requant::{self, ColTerms, Epilogue, Output, Rescale, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
 use super::qparams::Params;
@@ -206,6 +206,102 @@ impl Requantized {
     }
 }
 
+/// What every work item of `product` shares.
+struct Product<'a, E: Epilogue> {
+    isa: Isa,
+    w: &'a MatmulWeights,
+    /// a's rows packed as `qgemm`'s left operand, and their sums.
+    rows: &'a [u8],
+    row_sums: &'a [i32],
+    /// Per column, padded to whole panels.
+    offsets: &'a [i32],
+    multipliers: &'a [f32],
+    bias: &'a [f32],
+    need_sums: bool,
+    has_bias: bool,
+    m: usize,
+    shared: SharedOut<E::Out>,
+    out: E,
+}
+
+impl<E: Epilogue> Product<'_, E> {
+    /// Item `item`: one block of `ROW_BLOCK` rows against one panel, compiled for the
+    /// instruction set with the requantization inlined.
+    fn run(&self, tile: &mut qgemm::Tile, item: usize) {
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the instruction set was detected on this CPU.
+            Isa::Avx512Vnni if self.isa.available() => unsafe { self.item_avx512(tile, item) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Isa::Avx2 if self.isa.available() => unsafe { self.item_avx2(tile, item) },
+            _ => self.item(tile, item),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn item_avx512(&self, tile: &mut qgemm::Tile, item: usize) {
+        self.item(tile, item)
+    }
+
+    // `Rescale`'s multiply and add still round separately: Rust never contracts them.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn item_avx2(&self, tile: &mut qgemm::Tile, item: usize) {
+        self.item(tile, item)
+    }
+
+    #[inline(always)]
+    fn item(&self, tile: &mut qgemm::Tile, item: usize) {
+        let (w, m) = (self.w, self.m);
+        let (k, n) = (w.k, w.n);
+        let kq = qgemm::quads(k);
+        let stride = kq * 4;
+        let panels = n.div_ceil(NR);
+        let (rb, p) = (item / panels, item % panels);
+        let first = p * NR;
+        let cols = NR.min(n - first);
+        let panel = &w.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
+        let col = ColTerms {
+            offset: self.offsets[first..].first_chunk::<NR>(),
+            zero: w.zeros[first..]
+                .first_chunk::<NR>()
+                .filter(|_| self.need_sums),
+            multiplier: self.multipliers[first..].first_chunk::<NR>(),
+            sum: None,
+            bias: self.bias[first..]
+                .first_chunk::<NR>()
+                .filter(|_| self.has_bias),
+        };
+        let end = m.min((rb + 1) * ROW_BLOCK);
+        for block in (rb * ROW_BLOCK..end).step_by(MR) {
+            qgemm::tile(
+                self.isa,
+                Signs::UnsignedLhs,
+                &self.rows[block * stride..],
+                stride,
+                panel,
+                kq,
+                tile,
+            );
+            for (r, acc) in tile.iter().enumerate() {
+                let row = block + r;
+                if row >= end {
+                    break;
+                }
+                let terms = RowTerms {
+                    sum: self.row_sums[row],
+                    ..Default::default()
+                };
+                // SAFETY: row `row`, columns first..first+cols belong to this item alone.
+                let dest = unsafe { self.shared.slice(row * n + first, cols) };
+                self.out.row(acc, terms, col, dest);
+            }
+        }
+    }
+}
+
 /// The float product of dynamic quantization: `a` (uint8, zero point `a_zero`) times
 /// b, each column's int32 sums converted to f32, times `multipliers[column]`, plus
 /// `bias[column]` when given. `None` where the reference kernel should decide.
@@ -264,9 +360,7 @@ fn product<E: Epilogue>(
     let mut shape: Vec<usize> = lead.to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let kq = qgemm::quads(k);
-    let stride = kq * 4;
-    let rows = qgemm::pack_rows(m, k, |r, kk| bytes[r * k + kk]);
+    let rows = qgemm::pack_row_major(m, k, bytes);
     let need_sums = w.zeros.iter().any(|&z| z != 0);
     let row_sums: Vec<i32> = if need_sums {
         bytes
@@ -303,46 +397,22 @@ fn product<E: Epilogue>(
     let mut y = vec![E::Out::default(); total];
     let shared = SharedOut::new(&mut y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
-    (0..row_blocks * panels).into_par_iter().for_each_init(
-        || [[0; NR]; MR],
-        |tile, item| {
-            let (rb, p) = (item / panels, item % panels);
-            let first = p * NR;
-            let cols = NR.min(n - first);
-            let panel = &w.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
-            let col = ColTerms {
-                offset: offsets[first..].first_chunk::<NR>(),
-                zero: w.zeros[first..].first_chunk::<NR>().filter(|_| need_sums),
-                multiplier: multipliers[first..].first_chunk::<NR>(),
-                sum: None,
-                bias: bias[first..].first_chunk::<NR>().filter(|_| has_bias),
-            };
-            let end = m.min((rb + 1) * ROW_BLOCK);
-            for block in (rb * ROW_BLOCK..end).step_by(MR) {
-                qgemm::tile(
-                    isa,
-                    Signs::UnsignedLhs,
-                    &rows[block * stride..],
-                    stride,
-                    panel,
-                    kq,
-                    tile,
-                );
-                for (r, acc) in tile.iter().enumerate() {
-                    let row = block + r;
-                    if row >= end {
-                        break;
-                    }
-                    let terms = RowTerms {
-                        sum: row_sums[row],
-                        ..Default::default()
-                    };
-                    // SAFETY: row `row`, columns first..first+cols belong to this item alone.
-                    let dest = unsafe { shared.slice(row * n + first, cols) };
-                    qdriver::requantize(isa, acc, terms, col, out, dest);
-                }
-            }
-        },
-    );
+    let work = Product {
+        isa,
+        w,
+        rows: &rows,
+        row_sums: &row_sums,
+        offsets: &offsets,
+        multipliers: &multipliers,
+        bias: &bias,
+        need_sums,
+        has_bias,
+        m,
+        shared,
+        out,
+    };
+    (0..row_blocks * panels)
+        .into_par_iter()
+        .for_each_init(|| [[0; NR]; MR], |tile, item| work.run(tile, item));
     Ok((shape, y))
 }

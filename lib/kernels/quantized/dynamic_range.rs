@@ -50,10 +50,57 @@ fn chunk_min_max(isa: Isa, x: &[f32]) -> (f32, f32, bool) {
     chunk_min_max_body(x)
 }
 
+/// `chunk_min_max_body` in registers: `vminps(v, lo)` is `v < lo ? v : lo` and
+/// `vmaxps` likewise, the comparisons of the body; an unordered compare collects NaNs.
+/// The lanes are then folded as the body folds them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn chunk_min_max_avx2(x: &[f32]) -> (f32, f32, bool) {
-    chunk_min_max_body(x)
+fn chunk_min_max_avx2(x: &[f32]) -> (f32, f32, bool) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(LANES == 16);
+    let (whole, rest) = x.as_chunks::<LANES>();
+    let (mut lo0, mut lo1) = (_mm256_set1_ps(f32::INFINITY), _mm256_set1_ps(f32::INFINITY));
+    let (mut hi0, mut hi1) = (
+        _mm256_set1_ps(f32::NEG_INFINITY),
+        _mm256_set1_ps(f32::NEG_INFINITY),
+    );
+    let mut nan = _mm256_setzero_ps();
+    for c in whole {
+        // SAFETY: each chunk is 16 f32s, two unaligned 32-byte loads.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_ps(c.as_ptr()),
+                _mm256_loadu_ps(c.as_ptr().add(8)),
+            )
+        };
+        lo0 = _mm256_min_ps(a, lo0);
+        lo1 = _mm256_min_ps(b, lo1);
+        hi0 = _mm256_max_ps(a, hi0);
+        hi1 = _mm256_max_ps(b, hi1);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(a, b));
+    }
+    let mut lanes = [[0f32; 8]; 5];
+    for (dst, v) in lanes.iter_mut().zip([lo0, lo1, hi0, hi1, nan]) {
+        // SAFETY: 8 f32s, one unaligned 32-byte store.
+        unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), v) };
+    }
+    let mut lo: [f32; LANES] = std::array::from_fn(|j| lanes[j / 8][j % 8]);
+    let mut hi: [f32; LANES] = std::array::from_fn(|j| lanes[2 + j / 8][j % 8]);
+    let mut any_nan = lanes[4].iter().any(|v| v.to_bits() != 0);
+    for &v in rest {
+        lo[0] = if v < lo[0] { v } else { lo[0] };
+        hi[0] = if v > hi[0] { v } else { hi[0] };
+        any_nan |= v.is_nan();
+    }
+    let lo = lo
+        .iter()
+        .copied()
+        .fold(f32::INFINITY, |a, b| if b < a { b } else { a });
+    let hi = hi
+        .iter()
+        .copied()
+        .fold(f32::NEG_INFINITY, |a, b| if b > a { b } else { a });
+    (lo, hi, any_nan)
 }
 
 /// Lane-wise comparisons (which vectorize to min/max instructions) and a lane-wise NaN

@@ -60,7 +60,8 @@ pub fn gather_runs(data: &Data, starts: &[usize], run: usize) -> Data {
 pub fn pick_along(data: &Data, outer: usize, size: usize, inner: usize, picked: &[usize]) -> Data {
     map_same!(data, v => {
         let mut out = Vec::with_capacity(outer * picked.len() * inner);
-        for block in v.chunks_exact(size * inner).take(outer) {
+        // An empty block (a zero-sized dimension) picks nothing.
+        for block in v.chunks_exact((size * inner).max(1)).take(outer).filter(|_| size * inner > 0) {
             if inner == 1 {
                 out.extend(picked.iter().map(|&p| block[p]));
             } else {

@@ -115,6 +115,21 @@ pub fn pack_rows(m: usize, k: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8>
     out
 }
 
+/// `pack_rows` of a row-major m×k matrix held in `bytes`: each row one copy.
+pub fn pack_row_major(m: usize, k: usize, bytes: &[u8]) -> Vec<u8> {
+    let stride = quads(k) * 4;
+    let mut out = vec![0u8; padded_rows(m) * stride];
+    if k > 0 {
+        for (dst, src) in out
+            .chunks_exact_mut(stride)
+            .zip(bytes.chunks_exact(k).take(m))
+        {
+            dst[..k].copy_from_slice(src);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +216,10 @@ mod tests {
         assert_eq!(&panels[NR * 4..NR * 4 + 4], &[41, 0, 0, 0]);
         assert!(panels[3 * 4..NR * 4].iter().all(|&b| b == 0));
         let rows = pack_rows(2, 5, |r, k| (10 * r + k + 1) as u8);
+        let bytes: Vec<u8> = (0..2)
+            .flat_map(|r| (0..5).map(move |k| (10 * r + k + 1) as u8))
+            .collect();
+        assert_eq!(pack_row_major(2, 5, &bytes), rows);
         assert_eq!(rows.len(), MR * 8);
         assert_eq!(
             &rows[..16],
