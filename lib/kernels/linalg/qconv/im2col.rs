@@ -4,6 +4,8 @@
 //! where each tap's row is one contiguous copy. Stride-2 rows use a byte shuffle of
 //! the instruction set.
 
+use std::borrow::Cow;
+
 use super::super::qgemm::requant;
 use super::super::qgemm::{self, NR};
 use super::Job;
@@ -17,20 +19,29 @@ use crate::kernels::tensor::dtype::DType;
 /// With stride 1, output pixel (y, x) reads tap (i, j) at `(y + i·dh)·width + x +
 /// j·dw`: numbering pixels `y·width + x` (columns `x ≥ output width` computed and
 /// dropped), each tap's im2col row is one contiguous copy.
-pub(super) struct Padded {
-    pub(super) data: Vec<u8>,
+pub(super) struct Padded<'a> {
+    /// Borrowed from the input when it needs no padding (a 1×1 kernel without pads).
+    pub(super) data: Cow<'a, [u8]>,
     pub(super) height: usize,
     pub(super) width: usize,
 }
 
-impl Padded {
-    pub(super) fn new(s: &Shape, x: &[u8], zero: u8) -> Option<Padded> {
+impl<'a> Padded<'a> {
+    pub(super) fn new(s: &Shape, x: &'a [u8], zero: u8) -> Option<Padded<'a>> {
         if s.stride != [1, 1, 1] || s.input[0] != 1 || s.kernel[0] != 1 {
             return None;
         }
         let [_, ih, iw] = s.input;
         let height = s.output[1] + (s.kernel[1] - 1) * s.dilation[1];
         let width = s.output[2] + (s.kernel[2] - 1) * s.dilation[2];
+        if [height, width] == [ih, iw] && s.pad_before[1..] == [0, 0] {
+            // Already laid out so: every position is an input position.
+            return Some(Padded {
+                data: Cow::Borrowed(x),
+                height,
+                width,
+            });
+        }
         // Over the budget (large padding or dilation), im2col reads the input instead.
         let n = bounded_bytes(&[s.batch, s.c_in, height, width], DType::U8).ok()?;
         let mut data = vec![zero; n];
@@ -47,7 +58,7 @@ impl Padded {
             }
         }
         Some(Padded {
-            data,
+            data: Cow::Owned(data),
             height,
             width,
         })

@@ -171,7 +171,7 @@ struct Job<'a, E: Epilogue = Output> {
     out: E,
     isa: Isa,
     /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
-    padded: Option<Padded>,
+    padded: Option<Padded<'a>>,
     /// Depthwise only: `Shape::depthwise_plane`.
     plane: [usize; 3],
 }
