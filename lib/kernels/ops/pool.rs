@@ -263,6 +263,22 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     };
     // f32 compares exactly as its f64 image does, so f32 stays f32.
     if let Data::F32(v) = &x.data {
+        // Without NaNs and negative zeros, equal values have equal bits and no value
+        // is unordered, so the order of comparisons cannot show: the two passes of
+        // `separable_max` give the same bytes.
+        // Branch-free over the bits, so the scan vectorizes (ReLU outputs make a
+        // test for zero unpredictable).
+        let plain = || {
+            let odd = v.iter().fold(false, |odd, f| {
+                let b = f.to_bits();
+                odd | (b == 0x8000_0000) | ((b & 0x7fff_ffff) > 0x7f80_0000)
+            });
+            !odd
+        };
+        if n == 2 && plain() {
+            let values = separable_max(&windows, &sliding, v, f32::NEG_INFINITY)?;
+            return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
+        }
         let values = windows.apply(v, |plane, taps, _| max_of(plane, taps, f32::NEG_INFINITY))?;
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
@@ -292,8 +308,8 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
         input,
     };
     let data = match (&x.data, n) {
-        (Data::U8(v), 2) => Data::U8(separable_max(&windows, v, u8::MIN)?),
-        (Data::I8(v), 2) => Data::I8(separable_max(&windows, v, i8::MIN)?),
+        (Data::U8(v), 2) => Data::U8(separable_max(&windows, &sliding, v, u8::MIN)?),
+        (Data::I8(v), 2) => Data::I8(separable_max(&windows, &sliding, v, i8::MIN)?),
         (Data::U8(v), _) => Data::U8(windows.apply(v, |p, taps, _| max_of(p, taps, u8::MIN))?),
         (Data::I8(v), _) => Data::I8(windows.apply(v, |p, taps, _| max_of(p, taps, i8::MIN))?),
         (other, _) => bail!("a quantized max pool of {} values", other.dtype()),
@@ -306,42 +322,88 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
     args::ret(c, t)
 }
 
-/// A 2-D max pool of integers in two passes: each input row's maxima over the column
-/// windows, then, per output row, the maxima of those rows over the row window — the
-/// same maxima (integers have no NaN to order), with the second pass running along
-/// contiguous rows.
-fn separable_max<T: Copy + Ord + Default + Send + Sync>(
+/// A 2-D max pool in two passes: each input row's maxima over the column windows,
+/// then, per output row, the maxima of those rows over the row window — the same
+/// maxima for values that are totally ordered and equal only when their bits are
+/// (integers, or floats without NaNs and negative zeros), with both passes running
+/// along contiguous runs.
+fn separable_max<T: Copy + PartialOrd + Send + Sync>(
     w: &Windows,
+    sliding: &Sliding,
     x: &[T],
     low: T,
 ) -> Result<Vec<T>> {
-    let [rows, cols] = [&w.axes[0], &w.axes[1]];
+    let rows = &w.axes[0];
     let (ih, iw) = (w.input[0], w.input[1]);
-    let (oh, ow) = (rows.len(), cols.len());
+    let (oh, ow) = (rows.len(), w.axes[1].len());
     let plane_out = result_count(&[oh, ow])?;
     let mut out = vec![low; result_count(&[w.planes, plane_out])?];
     if plane_out == 0 || ih * iw == 0 {
         return Ok(out);
     }
+    let [k, s, p, d] = sliding.axis(1).map(|v| v as usize);
+    let larger = |a: T, b: T| if b > a { b } else { a };
     out.par_chunks_mut(plane_out)
         .zip(x.par_chunks(ih * iw))
-        .for_each_init(Vec::new, |across, (y, plane)| {
-            across.clear();
-            for row in plane.chunks_exact(iw) {
-                across.extend(
-                    cols.iter()
-                        .map(|c| c.taps.iter().fold(low, |m, &i| m.max(row[i]))),
-                );
-            }
-            for (window, y) in rows.iter().zip(y.chunks_exact_mut(ow)) {
-                for &r in &window.taps {
-                    for (m, &v) in y.iter_mut().zip(&across[r * ow..(r + 1) * ow]) {
-                        *m = (*m).max(v);
+        .for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(across, phases), (y, plane)| {
+                across.clear();
+                across.resize(ih * ow, low);
+                for (row, maxima) in plane.chunks_exact(iw).zip(across.chunks_exact_mut(ow)) {
+                    row_maxima(row, [k, s, p, d], low, phases, maxima);
+                }
+                for (window, y) in rows.iter().zip(y.chunks_exact_mut(ow)) {
+                    for &r in &window.taps {
+                        for (m, &v) in y.iter_mut().zip(&across[r * ow..(r + 1) * ow]) {
+                            *m = larger(*m, v);
+                        }
                     }
                 }
-            }
-        });
+            },
+        );
     Ok(out)
+}
+
+/// The maxima of one input row over windows of `k` taps `d` apart, one window every
+/// `s` columns starting at column `-p` (as many windows as `maxima` holds; positions
+/// outside the row hold `low`, which never wins). The row, padded, is split into its
+/// `s` phases: tap t of every window then reads one contiguous run of phase
+/// `t·d mod s`, so each tap is a lane-wise maximum of two runs.
+fn row_maxima<T: Copy + PartialOrd>(
+    row: &[T],
+    [k, s, p, d]: [usize; 4],
+    low: T,
+    phases: &mut Vec<T>,
+    maxima: &mut [T],
+) {
+    let ow = maxima.len();
+    let s = s.max(1);
+    // Each phase holds the windows' starts plus the furthest tap's shift.
+    let len = ow + (k.saturating_sub(1) * d) / s + 1;
+    phases.clear();
+    phases.resize(s * len, low);
+    for (r, phase) in phases.chunks_exact_mut(len).enumerate() {
+        // Padded position i·s + r is row column i·s + r - p: the first i past the
+        // left padding, then every s-th column of the row.
+        let i0 = p.saturating_sub(r).div_ceil(s);
+        let Some(c0) = (i0 * s + r).checked_sub(p) else {
+            continue;
+        };
+        if let (Some(phase), Some(row)) = (phase.get_mut(i0..), row.get(c0..)) {
+            for (v, &x) in phase.iter_mut().zip(row.iter().step_by(s)) {
+                *v = x;
+            }
+        }
+    }
+    maxima.fill(low);
+    for t in 0..k {
+        let o = t * d;
+        let run = &phases[(o % s) * len + o / s..][..ow];
+        for (m, &v) in maxima.iter_mut().zip(run) {
+            *m = if v > *m { v } else { *m };
+        }
+    }
 }
 
 /// The largest of `plane` at `taps`, `low` for none; the first NaN met wins.
@@ -507,6 +569,36 @@ mod tests {
         // padding: dropped.
         let (shape, _) = max_pool2d(iota(&[1, 1, 4, 4]), &[2], &[3], &[1], &[1], true);
         assert_eq!(shape, vec![1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn two_pass_max_pool_equals_the_window_by_window_one() {
+        // A second plane holding a NaN sends the whole call window by window; the
+        // first plane's windows must then come out the same as in a call alone.
+        let values: Vec<f32> = test_bytes(77, 9 * 11)
+            .iter()
+            .map(|&b| b as f32 * 0.5 - 60.0)
+            .collect();
+        for (k, st, p, d, ceil) in [
+            (3, 2, 1, 1, false),
+            (3, 2, 1, 1, true),
+            (2, 3, 1, 1, true),
+            (3, 1, 1, 2, false),
+            (4, 2, 2, 1, false),
+            (1, 1, 0, 1, false),
+        ] {
+            let alone = f32s(&[1, 1, 9, 11], &values);
+            let (shape, fast) = max_pool2d(alone, &[k], &[st], &[p], &[d], ceil);
+            let mut both = values.clone();
+            both.extend(values.iter().map(|_| f32::NAN));
+            let (_, slow) = max_pool2d(f32s(&[2, 1, 9, 11], &both), &[k], &[st], &[p], &[d], ceil);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(&fast),
+                bits(&slow[..fast.len()]),
+                "{k} {st} {p} {d} {ceil} {shape:?}"
+            );
+        }
     }
 
     #[test]
