@@ -25,7 +25,11 @@ The script generates every model itself (under a temporary directory):
 Both end-to-end rows run on ONNX Runtime and qlower alike, so each ratio compares the
 two backends on one model. `--models` picks a subset; `--e2e-iterations` sets the timed
 runs of the end-to-end models, which are slower than the single ops. `--onnx NAME=PATH`
-adds a model file (a real model's dynamic form, say) with random inputs.
+adds a model file (a real model's dynamic form, say) with random inputs whose symbolic
+dimensions are 1. `--real MODEL:FORM` adds a model of tools/real_models/manifest.py in one
+of its forms, fetched or made (and quantized by ONNX Runtime) into the real-model cache
+(`$QLOWER_MODEL_CACHE` or target/real_models) as the real-model test does, with the
+inputs that test generates (seed 0, the entry's first length).
 This is a benchmark, never a test: it asserts nothing about time.
 """
 
@@ -149,6 +153,22 @@ def file_model(path, rng):
     return feeds
 
 
+def real_model(spec, cache):
+    """(path, feeds) of `MODEL:FORM` from the real-model manifest, through run.py's own
+    fetching, quantizing and input generation."""
+    import importlib.util
+    name, _, form = spec.partition(":")
+    where = os.path.join(REPO, "tools", "real_models", "run.py")
+    loader = importlib.util.spec_from_file_location("real_models_run", where)
+    run = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(run)
+    model = next((m for m in run.manifest.MODELS if m.name == name), None)
+    if model is None or form not in model.forms:
+        raise SystemExit(f"--real {spec}: no such model and form in tools/real_models/manifest.py")
+    path = run.make_form(model, form, run.fetch(model, cache), cache)
+    return path, run.make_inputs(model, 0)
+
+
 def calibration_inputs(count, size, rng):
     return [rng.rand(1, 3, size, size).astype(np.float32) * 2 - 1 for _ in range(count)]
 
@@ -222,6 +242,9 @@ def main():
     p.add_argument("--onnx", action="append", default=[], metavar="NAME=PATH",
                    help="also time this model file (e.g. a real model's dynamic form), random inputs; "
                         "timed with --e2e-iterations")
+    p.add_argument("--real", action="append", default=[], metavar="MODEL:FORM",
+                   help="also time this real model of tools/real_models/manifest.py in this form, "
+                        "with the real-model test's inputs; timed with --e2e-iterations")
     args = p.parse_args()
     wanted = args.models.split(",")
     rng = np.random.RandomState(0)
@@ -255,8 +278,12 @@ def main():
     for spec in args.onnx:
         name, _, path = spec.partition("=")
         models.append((name, path, file_model(path, rng), args.e2e_iterations))
+    cache = os.environ.get("QLOWER_MODEL_CACHE", os.path.join(REPO, "target", "real_models"))
+    for spec in args.real:
+        path, feeds = real_model(spec, cache)
+        models.append((spec, path, feeds, args.e2e_iterations))
     print(f"CPU: {ort_oracle.cpu_name()}; onnxruntime {ort.__version__}", flush=True)
-    print(f"{'model':<16} {'threads':>7} {'qlower ms':>10} {'ORT default':>12} {'ORT exact':>10} "
+    print(f"{'model':<24} {'threads':>7} {'qlower ms':>10} {'ORT default':>12} {'ORT exact':>10} "
           f"{'vs default':>11} {'vs exact':>9}", flush=True)
     for name, path, feeds, iterations in models:
         inputs = {}
@@ -271,7 +298,7 @@ def main():
                 default.append(ort_median(path, feeds, threads, iterations, exact=False))
                 exact.append(ort_median(path, feeds, threads, iterations, exact=True))
             q, d, e = statistics.median(ours), statistics.median(default), statistics.median(exact)
-            print(f"{name:<16} {threads:>7} {q:>10.3f} {d:>12.3f} {e:>10.3f} {q / d:>11.2f} {q / e:>9.2f}",
+            print(f"{name:<24} {threads:>7} {q:>10.3f} {d:>12.3f} {e:>10.3f} {q / d:>11.2f} {q / e:>9.2f}",
                   flush=True)
 
 

@@ -213,8 +213,6 @@ impl Arith {
 fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Bounds) -> Vec<u8> {
     let n = a.len().min(b.len());
     let mut out = vec![0u8; n];
-    // Large enough to amortize a task, small enough to share a residual add.
-    const CHUNK: usize = 1 << 14;
     let work = out
         .par_chunks_mut(CHUNK)
         .zip(a[..n].par_chunks(CHUNK).zip(b[..n].par_chunks(CHUNK)));
@@ -228,6 +226,104 @@ fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Boun
     });
     out
 }
+
+/// How a broadcast operand meets the full-shaped one: the result is `outer` blocks
+/// of `mid` runs of `inner` elements, and over run m of each block the broadcast
+/// operand holds its element m (a scalar: one run; `[1, C, 1, 1]` against
+/// `[N, C, H, W]`: N blocks of C runs of H·W).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Runs {
+    mid: usize,
+    inner: usize,
+}
+
+/// `Runs` when `small`'s dimensions other than 1 form one block of `shape`'s
+/// dimensions (aligned from the back); `None` otherwise.
+fn runs_of(small: &[usize], shape: &[usize]) -> Option<Runs> {
+    let offset = shape.len().checked_sub(small.len())?;
+    let kept: Vec<usize> = (0..small.len())
+        .filter(|&i| small[i] != 1)
+        .map(|i| i + offset)
+        .collect();
+    let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
+        // One element: one run over everything.
+        return Some(Runs {
+            mid: 1,
+            inner: shape.iter().product(),
+        });
+    };
+    if kept.len() != last - first + 1 || kept.iter().any(|&i| small[i - offset] != shape[i]) {
+        return None;
+    }
+    Some(Runs {
+        mid: shape[first..=last].iter().product(),
+        inner: shape[last + 1..].iter().product(),
+    })
+}
+
+/// The op over a full-shaped operand and a broadcast one that is constant over
+/// `runs`: each run's constant is spread into a buffer and the run goes through the
+/// same-shape loop. `full_is_a` says which operand of the op the full one is.
+fn apply_runs(
+    arith: &Arith,
+    full: &[u8],
+    small: &[u8],
+    runs: Runs,
+    full_is_a: bool,
+    signed: bool,
+    bounds: Bounds,
+) -> Vec<u8> {
+    let n = full.len();
+    let mut out = vec![0u8; n];
+    let Runs { mid, inner } = runs;
+    if inner == 0 || mid == 0 || small.len() < mid {
+        return out;
+    }
+    let per_task = inner * (CHUNK / inner).max(1);
+    let work = |(k, (out, full)): (usize, (&mut [u8], &[u8]))| {
+        let mut spread = vec![0u8; inner];
+        let first = k * per_task / inner;
+        for (r, (out, full)) in out.chunks_mut(inner).zip(full.chunks(inner)).enumerate() {
+            let spread = &mut spread[..full.len()];
+            spread.fill(small[(first + r) % mid]);
+            let (a, b) = if full_is_a {
+                (full, &*spread)
+            } else {
+                (&*spread, full)
+            };
+            if signed {
+                apply_chunk_any::<true>(arith, a, b, bounds, out);
+            } else {
+                apply_chunk_any::<false>(arith, a, b, bounds, out);
+            }
+        }
+    };
+    out.par_chunks_mut(per_task)
+        .zip(full.par_chunks(per_task))
+        .enumerate()
+        .for_each(work);
+    out
+}
+
+/// `apply_chunk`, on CPUs with FMA through its vectorized twin.
+fn apply_chunk_any<const SIGNED: bool>(
+    arith: &Arith,
+    a: &[u8],
+    b: &[u8],
+    bounds: Bounds,
+    out: &mut [u8],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if Isa::best().includes(Isa::Avx2) {
+        // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
+        return unsafe { apply_chunk_fma::<SIGNED>(arith, a, b, bounds, out) };
+    }
+    apply_chunk::<SIGNED>(arith, a, b, bounds, out)
+}
+
+/// Elements per parallel task: large enough to amortize a task, small enough to share
+/// a residual add.
+const CHUNK: usize = 1 << 14;
 
 /// The saturation bounds and the shift of `apply_all`.
 #[derive(Clone, Copy)]
@@ -394,6 +490,14 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
     ) {
         (None, None) if signed => apply_all::<true>(&arith, &xa, &xb, bounds),
         (None, None) => apply_all::<false>(&arith, &xa, &xb, bounds),
+        (None, Some(_)) if runs_of(b_shape, &shape).is_some_and(|r| r.inner >= 8) => {
+            let runs = runs_of(b_shape, &shape).unwrap_or_default();
+            apply_runs(&arith, &xa, &xb, runs, true, signed, bounds)
+        }
+        (Some(_), None) if runs_of(a_shape, &shape).is_some_and(|r| r.inner >= 8) => {
+            let runs = runs_of(a_shape, &shape).unwrap_or_default();
+            apply_runs(&arith, &xb, &xa, runs, false, signed, bounds)
+        }
         (ia, ib) => {
             let at = |m: &Option<Vec<usize>>, i: usize| m.as_ref().map_or(i, |m| m[i]);
             let mut out = vec![0u8; n];
@@ -741,5 +845,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn broadcast_runs_match_element_by_element() {
+        use crate::kernels::testing::test_bytes;
+        let full_shape = [2usize, 5, 3, 4];
+        let n: usize = full_shape.iter().product();
+        let full = test_bytes(3, n);
+        for small_shape in [
+            &[1usize, 5, 1, 1][..],
+            &[],
+            &[5, 3, 4],
+            &[2, 5, 1, 1],
+            &[3, 4],
+        ] {
+            let runs = runs_of(small_shape, &full_shape).expect("one block of dimensions");
+            let small = test_bytes(4, small_shape.iter().product());
+            let map = broadcast_map(small_shape, &full_shape).unwrap();
+            let at = |i: usize| map.as_ref().map_or(i, |m| m[i]);
+            for full_is_a in [true, false] {
+                let arith = Arith::new(Op::Add, full_is_a, [0.3, 0.7, 0.5], [5, -3, 2]);
+                for (signed, lo, hi) in [(false, 0, 255), (true, -128, 127)] {
+                    let bounds = Bounds { lo, hi, shift: 0 };
+                    let got = apply_runs(&arith, &full, &small, runs, full_is_a, signed, bounds);
+                    let want: Vec<u8> = (0..n)
+                        .map(|i| {
+                            let (f, s) = (full[i], small[at(i)]);
+                            let (a, b) = if full_is_a { (f, s) } else { (s, f) };
+                            let mut one = [0u8];
+                            if signed {
+                                apply_chunk::<true>(&arith, &[a], &[b], bounds, &mut one);
+                            } else {
+                                apply_chunk::<false>(&arith, &[a], &[b], bounds, &mut one);
+                            }
+                            one[0]
+                        })
+                        .collect();
+                    assert_eq!(got, want, "{small_shape:?} {full_is_a} {signed}");
+                }
+            }
+        }
+        assert_eq!(runs_of(&[5, 1, 4], &full_shape), None);
+        assert_eq!(runs_of(&[1, 2, 5, 3, 4], &full_shape), None);
     }
 }
