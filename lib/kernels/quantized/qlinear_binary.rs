@@ -216,14 +216,7 @@ fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Boun
     let work = out
         .par_chunks_mut(CHUNK)
         .zip(a[..n].par_chunks(CHUNK).zip(b[..n].par_chunks(CHUNK)));
-    work.for_each(|(out, (a, b))| {
-        #[cfg(target_arch = "x86_64")]
-        if Isa::best().includes(Isa::Avx2) {
-            // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
-            return unsafe { apply_chunk_fma::<SIGNED>(arith, a, b, bounds, out) };
-        }
-        apply_chunk::<SIGNED>(arith, a, b, bounds, out)
-    });
+    work.for_each(|(out, (a, b))| apply_chunk_any::<SIGNED>(arith, a, b, bounds, out));
     out
 }
 
@@ -305,7 +298,7 @@ fn apply_runs(
     out
 }
 
-/// `apply_chunk`, on CPUs with FMA through its vectorized twin.
+/// `apply_chunk`, on CPUs with FMA through its vectorized twins.
 fn apply_chunk_any<const SIGNED: bool>(
     arith: &Arith,
     a: &[u8],
@@ -313,6 +306,11 @@ fn apply_chunk_any<const SIGNED: bool>(
     bounds: Bounds,
     out: &mut [u8],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if Isa::best().includes(Isa::Avx512Vnni) {
+        // SAFETY: the level's features (AVX-512 F/BW/VL, AVX2 and FMA) were detected.
+        return unsafe { apply_chunk_avx512::<SIGNED>(arith, a, b, bounds, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if Isa::best().includes(Isa::Avx2) {
         // SAFETY: the level's features (AVX2 and FMA) were detected on this CPU.
@@ -418,6 +416,75 @@ fn apply_chunk_fma<const SIGNED: bool>(
     apply_chunk::<SIGNED>(arith, &a[done..], &b[done..], bounds, &mut out[done..]);
 }
 
+/// `apply_chunk_fma` sixteen lanes at a time: the same fused multiply-adds and
+/// conversions, and `vpmovdb` keeps each saturated result's low byte; the last
+/// elements go through the eight-lane loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+fn apply_chunk_avx512<const SIGNED: bool>(
+    arith: &Arith,
+    a: &[u8],
+    b: &[u8],
+    bounds: Bounds,
+    out: &mut [u8],
+) {
+    use std::arch::x86_64::*;
+    let Bounds { lo, hi, shift } = bounds;
+    let (vlo, vhi, vshift) = (
+        _mm512_set1_epi32(lo),
+        _mm512_set1_epi32(hi),
+        _mm512_set1_epi32(shift),
+    );
+    let (a16, _) = a.as_chunks::<16>();
+    let (b16, _) = b.as_chunks::<16>();
+    let (o16, _) = out.as_chunks_mut::<16>();
+    let widen = |bytes: &[u8; 16]| {
+        // SAFETY: 16 bytes, one unaligned 16-byte load.
+        let v = unsafe { _mm_loadu_si128(bytes.as_ptr() as *const _) };
+        if SIGNED {
+            _mm512_cvtepi8_epi32(v)
+        } else {
+            _mm512_cvtepu8_epi32(v)
+        }
+    };
+    for ((x, y), o) in a16.iter().zip(b16).zip(o16.iter_mut()) {
+        let (x, y) = (widen(x), widen(y));
+        let r = match *arith {
+            Arith::Add {
+                a_is_v,
+                rv,
+                rw,
+                offset,
+            } => {
+                let (v, w) = if a_is_v { (x, y) } else { (y, x) };
+                let inner = _mm512_fmadd_ps(
+                    _mm512_cvtepi32_ps(w),
+                    _mm512_set1_ps(rw),
+                    _mm512_set1_ps(offset),
+                );
+                _mm512_cvtps_epi32(_mm512_fmadd_ps(
+                    _mm512_cvtepi32_ps(v),
+                    _mm512_set1_ps(rv),
+                    inner,
+                ))
+            }
+            Arith::Mul { za, zb, ratio, zc } => {
+                let product = _mm512_mullo_epi32(
+                    _mm512_sub_epi32(x, _mm512_set1_epi32(za)),
+                    _mm512_sub_epi32(y, _mm512_set1_epi32(zb)),
+                );
+                let scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(product), _mm512_set1_ps(ratio));
+                _mm512_cvtps_epi32(_mm512_add_ps(scaled, _mm512_set1_ps(zc)))
+            }
+        };
+        let r = _mm512_sub_epi32(_mm512_min_epi32(_mm512_max_epi32(r, vlo), vhi), vshift);
+        // SAFETY: `o` is 16 bytes, one unaligned 16-byte store.
+        unsafe { _mm_storeu_si128(o.as_mut_ptr() as *mut _, _mm512_cvtepi32_epi8(r)) };
+    }
+    let done = a16.len().min(b16.len()) * 16;
+    apply_chunk_fma::<SIGNED>(arith, &a[done..], &b[done..], bounds, &mut out[done..]);
+}
+
 #[inline(always)]
 fn apply_chunk<const SIGNED: bool>(
     arith: &Arith,
@@ -484,21 +551,19 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
     else {
         bail!("operands of {a_type} and {b_type}, expected 8-bit integers");
     };
-    let bytes = match (
-        broadcast_map(a_shape, &shape)?,
-        broadcast_map(b_shape, &shape)?,
-    ) {
-        (None, None) if signed => apply_all::<true>(&arith, &xa, &xb, bounds),
-        (None, None) => apply_all::<false>(&arith, &xa, &xb, bounds),
-        (None, Some(_)) if runs_of(b_shape, &shape).is_some_and(|r| r.inner >= 8) => {
-            let runs = runs_of(b_shape, &shape).unwrap_or_default();
-            apply_runs(&arith, &xa, &xb, runs, true, signed, bounds)
-        }
-        (Some(_), None) if runs_of(a_shape, &shape).is_some_and(|r| r.inner >= 8) => {
-            let runs = runs_of(a_shape, &shape).unwrap_or_default();
-            apply_runs(&arith, &xb, &xa, runs, false, signed, bounds)
-        }
-        (ia, ib) => {
+    // Index maps cost a word per element: only the general broadcast builds them.
+    let (a_full, b_full) = (a_shape == shape.as_slice(), b_shape == shape.as_slice());
+    let runs = |small: &[usize]| runs_of(small, &shape).filter(|r| r.inner >= 8);
+    let bytes = match (a_full, b_full, runs(a_shape), runs(b_shape)) {
+        (true, true, _, _) if signed => apply_all::<true>(&arith, &xa, &xb, bounds),
+        (true, true, _, _) => apply_all::<false>(&arith, &xa, &xb, bounds),
+        (true, false, _, Some(runs)) => apply_runs(&arith, &xa, &xb, runs, true, signed, bounds),
+        (false, true, Some(runs), _) => apply_runs(&arith, &xb, &xa, runs, false, signed, bounds),
+        _ => {
+            let (ia, ib) = (
+                broadcast_map(a_shape, &shape)?,
+                broadcast_map(b_shape, &shape)?,
+            );
             let at = |m: &Option<Vec<usize>>, i: usize| m.as_ref().map_or(i, |m| m[i]);
             let mut out = vec![0u8; n];
             for (i, o) in out.iter_mut().enumerate() {
