@@ -4,9 +4,10 @@
 //! own element type (f32 without fused multiply-adds; i32 wrapping, like an int32
 //! accumulator), then adds the bias. Work is split over (batch, output channel).
 //!
-//! Forward f32 convolutions take the fast path of `im2col` instead, which rounds
-//! differently (fused multiply-adds, blocked sums); the reference stays the path of every
-//! other case and the oracle the fast path is tested against.
+//! Forward f32 convolutions take the fast path of `im2col` instead, and transposed ones
+//! that of `transposed`, which round differently (fused multiply-adds, blocked sums);
+//! the reference stays the path of every other case and the oracle the fast paths are
+//! tested against.
 
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
@@ -20,6 +21,7 @@ use crate::kernels::{Call, Kernel, args};
 
 // A child module, for `Geometry`; a flat file, like every kernel source.
 mod im2col;
+mod transposed;
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -320,6 +322,10 @@ fn convolve(c: &Call, at: &Options) -> Result<Vec<Value>> {
         None => None,
     };
     let fast = match (&x.data, &w.data, bias.as_ref()) {
+        (Data::F32(x), Data::F32(w), None) if g.transposed => transposed::convolve(&g, x, w, None),
+        (Data::F32(x), Data::F32(w), Some(Data::F32(b))) if g.transposed => {
+            transposed::convolve(&g, x, w, Some(b))
+        }
         (Data::F32(x), Data::F32(w), None) => im2col::convolve(&g, x, w, None),
         (Data::F32(x), Data::F32(w), Some(Data::F32(b))) => im2col::convolve(&g, x, w, Some(b)),
         _ => None,
@@ -649,6 +655,106 @@ mod tests {
             (0..n)
                 .map(|_| (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
                 .collect()
+        }
+    }
+
+    /// The transposed fast path against the reference kernel on random transposed
+    /// convolutions: 1-D to 3-D, groups, strides, dilations, padding, output padding,
+    /// with and without bias, bounded as the im2col test bounds it.
+    #[test]
+    fn transposed_matches_the_reference_on_random_shapes() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for case in 0..90 {
+            let rank = 1 + case % 3;
+            let groups = [1, 1, 2, 3][rng.below(4)];
+            let (cin_g, cout_g) = (1 + rng.below(4), 1 + rng.below(5));
+            let batch = 1 + rng.below(2);
+            let mut xs = vec![batch, cin_g * groups];
+            let mut ws = vec![cin_g * groups, cout_g];
+            let (mut stride, mut padding, mut dilation, mut extra) =
+                (vec![], vec![], vec![], vec![]);
+            for _ in 0..rank {
+                let (k, st, d) = (1 + rng.below(3), 1 + rng.below(3), 1 + rng.below(2));
+                let p = rng.below((d * (k - 1)) / 2 + 1);
+                xs.push(1 + rng.below(5));
+                ws.push(k);
+                stride.push(st as i64);
+                padding.push(p as i64);
+                dilation.push(d as i64);
+                extra.push(rng.below(st) as i64);
+            }
+            let x = rng.values(xs.iter().product());
+            let w = rng.values(ws.iter().product());
+            let bias = (case % 2 == 0).then(|| rng.values(cout_g * groups));
+            let values = vec![
+                f32s(&xs, &x),
+                f32s(&ws, &w),
+                match &bias {
+                    Some(b) => f32s(&[b.len()], b),
+                    None => Value::None,
+                },
+                ints(&stride),
+                ints(&padding),
+                ints(&dilation),
+                Value::Bool(true),
+                ints(&extra),
+                Value::Int(groups as i64),
+            ];
+            let results = [unknown()];
+            let call = super::Call {
+                args: &values,
+                results: &results,
+            };
+            let options = super::Options {
+                stride: 3,
+                padding: 4,
+                dilation: 5,
+                transposed: Some(6),
+                output_padding: Some(7),
+                groups: 8,
+            };
+            let (xt, wt) = (
+                crate::kernels::args::tensor(&call, 0).unwrap(),
+                crate::kernels::args::tensor(&call, 1).unwrap(),
+            );
+            let g = super::geometry(&call, xt, wt, &options).unwrap();
+            let reference = |x: &[f32], w: &[f32], b: &Option<Vec<f32>>| {
+                let b = b.clone().map(Data::F32);
+                match super::run::<f32>(
+                    &g,
+                    &Data::F32(x.to_vec()),
+                    &Data::F32(w.to_vec()),
+                    b.as_ref(),
+                )
+                .unwrap()
+                {
+                    Data::F32(v) => v,
+                    _ => unreachable!(),
+                }
+            };
+            let want = reference(&x, &w, &bias);
+            let abs = |v: &[f32]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
+            let magnitude = reference(&abs(&x), &abs(&w), &bias.as_deref().map(abs));
+            let depth = (cin_g * ws[2..].iter().product::<usize>()) as f32;
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let got = pool
+                    .install(|| super::transposed::convolve(&g, &x, &w, bias.as_deref()))
+                    .unwrap();
+                assert_eq!(got.len(), want.len(), "case {case}");
+                for (i, ((a, b), m)) in got.iter().zip(&want).zip(&magnitude).enumerate() {
+                    let bound = 2.0 * (depth + 1.0) * f32::EPSILON * m;
+                    assert!(
+                        (a - b).abs() <= bound,
+                        "case {case} ({xs:?} by {ws:?}, stride {stride:?}, padding {padding:?}, \
+                         dilation {dilation:?}, output padding {extra:?}, groups {groups}, \
+                         {threads} threads): element {i} is {a}, the reference {b}"
+                    );
+                }
+            }
         }
     }
 
