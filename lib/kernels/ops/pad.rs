@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use crate::kernels::tensor::Tensor;
-use crate::kernels::tensor::data::{from_f64, gather_or_fill};
+use crate::kernels::tensor::data::{from_f64, gather_or_fill, place_runs};
 use crate::kernels::tensor::layout::{result_count, strides};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Kernel, args};
@@ -104,6 +104,30 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
     }
     if rank == 0 {
         return Ok(x.clone());
+    }
+    if mode == Mode::Constant && pairs.iter().all(|&(b, e)| b >= 0 && e >= 0) {
+        // Every input row lands whole: fill, then copy the rows into place.
+        let out_strides = strides(&shape);
+        let last = rank - 1;
+        let row = x.shape[last];
+        let mut runs = Vec::with_capacity(x.data.len() / row.max(1));
+        let mut coord = vec![0usize; last];
+        for r in 0..if row == 0 { 0 } else { x.data.len() / row } {
+            let dst = (0..last)
+                .map(|d| (coord[d] + pairs[d].0 as usize) * out_strides[d])
+                .sum::<usize>()
+                + pairs[last].0 as usize;
+            runs.push((r * row, dst));
+            for d in (0..last).rev() {
+                coord[d] += 1;
+                if coord[d] < x.shape[d] {
+                    break;
+                }
+                coord[d] = 0;
+            }
+        }
+        let fill = from_f64(x.data.dtype(), &[fill]);
+        return Tensor::new(shape, place_runs(&x.data, &fill, n, &runs, row));
     }
     let maps: Vec<Vec<Option<usize>>> = (0..rank)
         .map(|d| positions(x.shape[d], pairs[d].0, shape[d], mode))

@@ -108,6 +108,53 @@ fn transpose_tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<
     out
 }
 
+/// `n` elements of `fill` (a one-element storage of `data`'s type), with the runs
+/// `data[src..src + len]` copied to `dst` for each `(src, dst)` of `runs`, which must
+/// lie inside both: constant padding a row at a time.
+pub fn place_runs(data: &Data, fill: &Data, n: usize, runs: &[(usize, usize)], len: usize) -> Data {
+    macro_rules! arm {
+        ($variant:ident, $v:ident) => {{
+            let f = match fill {
+                Data::$variant(f) => f.first().copied(),
+                _ => None,
+            }
+            .unwrap_or_default();
+            let mut out = vec![f; n];
+            for &(src, dst) in runs {
+                out[dst..dst + len].copy_from_slice(&$v[src..src + len]);
+            }
+            Data::$variant(out)
+        }};
+    }
+    match data {
+        Data::F32(v) => arm!(F32, v),
+        Data::F64(v) => arm!(F64, v),
+        Data::F16(v) => arm!(F16, v),
+        Data::BF16(v) => arm!(BF16, v),
+        Data::I8(v) => arm!(I8, v),
+        Data::U8(v) => arm!(U8, v),
+        Data::I16(v) => arm!(I16, v),
+        Data::U16(v) => arm!(U16, v),
+        Data::I32(v) => arm!(I32, v),
+        Data::U32(v) => arm!(U32, v),
+        Data::I64(v) => arm!(I64, v),
+        Data::U64(v) => arm!(U64, v),
+        Data::Bool(v) => arm!(Bool, v),
+        Data::F8(format, v) => {
+            let f = match fill {
+                Data::F8(_, f) => f.first().copied(),
+                _ => None,
+            }
+            .unwrap_or_default();
+            let mut out = vec![f; n];
+            for &(src, dst) in runs {
+                out[dst..dst + len].copy_from_slice(&v[src..src + len]);
+            }
+            Data::F8(*format, out)
+        }
+    }
+}
+
 /// The elements of `data` at `indices`, with `fill` (an element of the same variant,
 /// from `fill_of`) where an index is `None`.
 pub fn gather_or_fill(data: &Data, indices: &[Option<usize>], fill: &Data) -> Data {
