@@ -272,6 +272,33 @@ fn apply_runs(
     if inner == 0 || mid == 0 || small.len() < mid {
         return out;
     }
+    let pick = |a: &[u8], b: &[u8], out: &mut [u8]| {
+        if signed {
+            apply_chunk_any::<true>(arith, a, b, bounds, out);
+        } else {
+            apply_chunk_any::<false>(arith, a, b, bounds, out);
+        }
+    };
+    if inner == 1 {
+        // The broadcast operand's elements are the last dimensions': each block of
+        // `mid` elements of the full operand meets all of it, as same-shaped operands.
+        let per_task = mid * (CHUNK / mid).max(1);
+        let work = |(out, full): (&mut [u8], &[u8])| {
+            for (out, full) in out.chunks_mut(mid).zip(full.chunks(mid)) {
+                let small = &small[..full.len()];
+                let (a, b) = if full_is_a {
+                    (full, small)
+                } else {
+                    (small, full)
+                };
+                pick(a, b, out);
+            }
+        };
+        out.par_chunks_mut(per_task)
+            .zip(full.par_chunks(per_task))
+            .for_each(work);
+        return out;
+    }
     let per_task = inner * (CHUNK / inner).max(1);
     let work = |(k, (out, full)): (usize, (&mut [u8], &[u8]))| {
         let mut spread = vec![0u8; inner];
@@ -284,11 +311,7 @@ fn apply_runs(
             } else {
                 (&*spread, full)
             };
-            if signed {
-                apply_chunk_any::<true>(arith, a, b, bounds, out);
-            } else {
-                apply_chunk_any::<false>(arith, a, b, bounds, out);
-            }
+            pick(a, b, out);
         }
     };
     out.par_chunks_mut(per_task)
@@ -553,7 +576,10 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
     };
     // Index maps cost a word per element: only the general broadcast builds them.
     let (a_full, b_full) = (a_shape == shape.as_slice(), b_shape == shape.as_slice());
-    let runs = |small: &[usize]| runs_of(small, &shape).filter(|r| r.inner >= 8);
+    // Long runs of one value, or a whole broadcast operand repeating along the tail.
+    let runs = |small: &[usize]| {
+        runs_of(small, &shape).filter(|r| r.inner >= 8 || (r.inner == 1 && r.mid >= 8))
+    };
     let bytes = match (a_full, b_full, runs(a_shape), runs(b_shape)) {
         (true, true, _, _) if signed => apply_all::<true>(&arith, &xa, &xb, bounds),
         (true, true, _, _) => apply_all::<false>(&arith, &xa, &xb, bounds),
