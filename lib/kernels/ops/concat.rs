@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use super::promote::{Operand, result_type};
 use super::select::pieces;
 use crate::kernels::tensor::Tensor;
-use crate::kernels::tensor::data::{cast, concat as concat_data, gather};
+use crate::kernels::tensor::data::{cast, concat as concat_data, gather_spans};
 use crate::kernels::tensor::layout::result_count;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Kernel, args};
@@ -74,14 +74,14 @@ fn join(c: &Call, parts: &[&Tensor], dim: usize) -> Result<Tensor> {
     }
     let mut shape = first.shape.clone();
     shape[dim] = total;
-    let mut indices = Vec::with_capacity(result_count(&shape)?);
+    result_count(&shape)?;
+    let mut spans = Vec::with_capacity(outer * sizes.len());
     for o in 0..outer {
         for (k, &size) in sizes.iter().enumerate() {
-            let base = starts[k] + o * size * inner;
-            indices.extend(base..base + size * inner);
+            spans.push((starts[k] + o * size * inner, size * inner));
         }
     }
-    let mut t = Tensor::new(shape, gather(&all, &indices))?;
+    let mut t = Tensor::new(shape, gather_spans(&all, &spans))?;
     t.quant = first.quant.clone();
     Ok(t)
 }

@@ -42,6 +42,18 @@ pub fn gather(data: &Data, indices: &[usize]) -> Data {
     map_same!(data, v => indices.iter().map(|&i| v[i]).collect())
 }
 
+/// The spans `data[start..start + len]`, one after another: a gather of contiguous
+/// pieces of any lengths, copied a piece at a time.
+pub fn gather_spans(data: &Data, spans: &[(usize, usize)]) -> Data {
+    map_same!(data, v => {
+        let mut out = Vec::with_capacity(spans.iter().map(|s| s.1).sum());
+        for &(start, len) in spans {
+            out.extend_from_slice(&v[start..start + len]);
+        }
+        out
+    })
+}
+
 /// The runs `data[s..s + run]` for each `s` of `starts`, one after another: a gather
 /// whose indices come in contiguous runs, copied a run at a time.
 pub fn gather_runs(data: &Data, starts: &[usize], run: usize) -> Data {
