@@ -54,7 +54,8 @@ fn depthwise_channel<E: Epilogue>(
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
+// VNNI too, so that `chunk_vnni` inlines and the loop's constants stay in registers.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
 unsafe fn depthwise_avx512<E: Epilogue>(
     job: &Job<E>,
     input: usize,
@@ -167,8 +168,8 @@ fn chunk(
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU has the features; the assert bounds every read.
-        Isa::Avx512Vnni if isa.available() => unsafe {
-            chunk_avx512(plane, base, offsets, taps, acc)
+        Isa::Avx512Vnni if isa.available() && taps.len() == offsets.len() => unsafe {
+            chunk_vnni(plane, base, offsets, taps, acc)
         },
         _ => {
             *acc = [0; NR];
@@ -182,11 +183,17 @@ fn chunk(
 }
 
 /// # Safety
-/// avx512f and avx512bw are available; `plane[base + o..][..NR]` is in bounds for
-/// every offset `o`.
+/// avx512f, avx512bw and avx512vnni are available; `plane[base + o..][..NR]` is in
+/// bounds for every offset `o`.
+///
+/// Two taps at a time: their 32 inputs each interleaved into pairs, so `vpdpwssd`
+/// multiplies both by their taps and adds the pair to the pixel's sum in one step
+/// (exact: centred inputs and taps lie in ±255). The unpacks pair within 128-bit lanes,
+/// so `lo` holds pixels 0–3 of each group of eight and `hi` pixels 4–7; two permutes
+/// restore the order.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn chunk_avx512(
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn chunk_vnni(
     plane: &[i16],
     base: usize,
     offsets: &[usize],
@@ -197,23 +204,32 @@ unsafe fn chunk_avx512(
     const _: () = assert!(NR == 32);
     let mut lo = _mm512_setzero_si512();
     let mut hi = _mm512_setzero_si512();
-    for (&off, &tap) in offsets.iter().zip(taps) {
-        let t = _mm512_set1_epi32(tap);
+    let load = |off: usize| {
         // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
-        let (a, b) = unsafe {
-            let p = plane.as_ptr().add(base + off);
-            (
-                _mm256_loadu_si256(p as *const _),
-                _mm256_loadu_si256(p.add(16) as *const _),
-            )
-        };
-        lo = _mm512_add_epi32(lo, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(a), t));
-        hi = _mm512_add_epi32(hi, _mm512_mullo_epi32(_mm512_cvtepi16_epi32(b), t));
+        unsafe { _mm512_loadu_si512(plane.as_ptr().add(base + off) as *const _) }
+    };
+    let pair =
+        |a: i32, b: i32| ((a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)) as i32;
+    let (pairs, last) = offsets.as_chunks::<2>();
+    let (tap_pairs, _) = taps.as_chunks::<2>();
+    for (o, t) in pairs.iter().zip(tap_pairs) {
+        let (a, b) = (load(o[0]), load(o[1]));
+        let w = _mm512_set1_epi32(pair(t[0], t[1]));
+        lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a, b), w);
+        hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(a, b), w);
     }
+    if let (Some(&o), Some(&t)) = (last.first(), taps.get(pairs.len() * 2)) {
+        let (a, b) = (load(o), _mm512_setzero_si512());
+        let w = _mm512_set1_epi32(pair(t, 0));
+        lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a, b), w);
+        hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(a, b), w);
+    }
+    let first = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
+    let second = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
     // SAFETY: `acc` holds 32 i32s, two 64-byte stores.
     unsafe {
-        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
-        _mm512_storeu_si512(acc.as_mut_ptr().add(16) as *mut _, hi);
+        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, first);
+        _mm512_storeu_si512(acc.as_mut_ptr().add(16) as *mut _, second);
     }
 }
 
