@@ -85,6 +85,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_expand_recurrent,
         },
         Pass {
+            name: "materialize-returned-uint8",
+            description: "Return each uint8 literal a function returns as int_repr(quantize_per_tensor(float literal, 1.0, 0)), which torch-mlir does not fold back into a literal it mistypes (the torch form's last pass)",
+            run: run_materialize_returned_uint8,
+        },
+        Pass {
             name: "fuse-for-cpu",
             description: "Rewrite each quantized pattern the CPU backend runs as one kernel into one qlower.* op carrying that kernel's operands",
             run: run_fuse_for_cpu,
@@ -143,6 +148,15 @@ fn run_expand_recurrent<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::expand_recurrent(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_materialize_returned_uint8<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::materialize_returned_uint8(context, module)?;
     Ok(Vec::new())
 }
 
@@ -213,6 +227,10 @@ pub fn compile<'c>(
         // fused recurrent kernel (transforms/expand_recurrent/).
         if transforms::expand_recurrent(context, &mut module)? > 0 {
             // The attribute constants the replaced ops read are dead now.
+            transforms::dce(context, &mut module);
+        }
+        if transforms::materialize_returned_uint8(context, &mut module)? > 0 {
+            // The uint8 literals are dead now.
             transforms::dce(context, &mut module);
         }
     }

@@ -13,6 +13,7 @@ mod fold_onnx;
 pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
+mod returned_uint8;
 mod side_effects;
 mod strided_pointwise_conv;
 mod unsigned_max_pool;
@@ -24,6 +25,7 @@ pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;
 pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};
+pub use returned_uint8::materialize_returned_uint8;
 pub use side_effects::is_pure;
 
 use walk::op_names;

@@ -70,11 +70,9 @@ REPO_MODELS = [
 # Models that are known not to compile, with the error they must still fail with (so a
 # fix downstream is noticed: the model then passes and must leave this list).
 KNOWN_FAILURES = {
-    # A uint8 constant as a graph output: torch-mlir's canonicalizer folds
-    # from_builtin_tensor(arith.constant : i8) back into a torch.vtensor.literal that it
-    # then infers as si8, not ui8 (the same in IREE's torch input pipeline). Any ui8
-    # literal that is returned hits it; ui8 literals that ops read are fine.
-    "dynamic_quant_const": "op inferred type(s) '!torch.vtensor<[],si8>' are incompatible",
+    # (dynamic_quant_const, a returned uint8 constant that torch-mlir folded back into a
+    # literal it typed si8, left this list when the torch form began returning such
+    # constants as int_repr(quantize_per_tensor(...)): transforms/returned_uint8.rs.)
 }
 
 NP_OF = {
