@@ -229,21 +229,35 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
                 }
             });
     } else if size > 0 && inner > 0 {
-        for row in 0..values.len() / (size * inner) {
-            for j in 0..inner {
-                let at = |k: usize| row * size * inner + k * inner + j;
-                let max = (0..size).map(|k| values[at(k)]).max().unwrap_or(0);
-                let entry = |k: usize| exps[(255 - (max - values[at(k)])) as usize];
-                let sum = (0..size).fold(0.0f32, |s, k| s + entry(k));
-                if sum == 0.0 {
-                    // ONNX Runtime leaves such rows (an impossible empty sum) unwritten.
-                    continue;
+        // Along an inner axis: the columns j of a block are independent, so each step
+        // over k runs across all of them at once (contiguous in j), while every
+        // column still takes its maximum and its sum over k in order, as alone.
+        out.par_chunks_mut(size * inner)
+            .zip(values.par_chunks(size * inner))
+            .for_each(|(out, block)| {
+                let mut maxes = block[..inner].to_vec();
+                for row in block.chunks_exact(inner).skip(1) {
+                    for (m, &v) in maxes.iter_mut().zip(row) {
+                        *m = (*m).max(v);
+                    }
                 }
-                for k in 0..size {
-                    out[at(k)] = requantize(entry(k), sum);
+                let entry = |max: i32, v: i32| exps[(255 - (max - v)) as u8 as usize];
+                let mut sums = vec![0.0f32; inner];
+                for row in block.chunks_exact(inner) {
+                    for ((s, &m), &v) in sums.iter_mut().zip(&maxes).zip(row) {
+                        *s += entry(m, v);
+                    }
                 }
-            }
-        }
+                for (out, row) in out.chunks_exact_mut(inner).zip(block.chunks_exact(inner)) {
+                    for (j, (y, &v)) in out.iter_mut().zip(row).enumerate() {
+                        // ONNX Runtime leaves a column with an (impossible) empty sum
+                        // unwritten.
+                        if sums[j] != 0.0 {
+                            *y = requantize(entry(maxes[j], v), sums[j]);
+                        }
+                    }
+                }
+            });
     }
     let data = if as_uint8 {
         Data::I8(out.iter().map(|&v| (v - shift as i32) as i8).collect())
@@ -431,6 +445,27 @@ mod tests {
                     .collect();
                 assert_eq!(got, want, "size {size} multiplier {multiplier} zp {zp}");
             }
+        }
+    }
+
+    #[test]
+    fn inner_axes_equal_last_axes_block_by_block() {
+        // [2, 5, 3] along axis 1: each of the two blocks, transposed, is a [3, 5]
+        // softmax along its last axis.
+        let x: Vec<u8> = (0..30u32).map(|i| (i * 53 % 241) as u8).collect();
+        let Data::U8(along) =
+            run_along(Data::U8(x.clone()), vec![2, 5, 3], 1, 0.05, 1.0 / 256.0, 3)
+        else {
+            panic!("uint8 result");
+        };
+        for b in 0..2 {
+            let block = &x[b * 15..(b + 1) * 15];
+            let rows: Vec<u8> = (0..15).map(|i| block[(i % 5) * 3 + i / 5]).collect();
+            let Data::U8(last) = run(Data::U8(rows), vec![3, 5], 0.05, 1.0 / 256.0, 3) else {
+                panic!("uint8 result");
+            };
+            let back: Vec<u8> = (0..15).map(|i| last[(i % 3) * 5 + i / 3]).collect();
+            assert_eq!(back, &along[b * 15..(b + 1) * 15], "block {b}");
         }
     }
 }
