@@ -112,7 +112,7 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
         let row = x.shape[last];
         let mut runs = Vec::with_capacity(x.data.len() / row.max(1));
         let mut coord = vec![0usize; last];
-        for r in 0..if row == 0 { 0 } else { x.data.len() / row } {
+        for r in 0..x.data.len().checked_div(row).unwrap_or(0) {
             let dst = (0..last)
                 .map(|d| (coord[d] + pairs[d].0 as usize) * out_strides[d])
                 .sum::<usize>()
