@@ -4,9 +4,9 @@
 sequence_lens, initial states, peepholes, clip, other activations, input_forget and
 linear_before_reset, some outputs left out; and com.microsoft DynamicQuantizeLSTM with
 int8 or uint8 weights quantized per direction. Every fourth case also prints its
-torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes, or, for an
-LSTM or GRU the torch form writes as a `torch.prim.Loop` of torch ops (expand_recurrent/),
-whose matmuls sum in another order than the fused kernel, agree within the float bound.
+torch form (`--emit torch`), runs the `.mlir`, and must get the same bytes, or, for a
+layer the torch form writes as a `torch.prim.Loop` of torch ops (expand_recurrent/),
+whose matmuls sum in another order than the fused kernel, agree within the case's bound.
 
     recurrent.py --qlower PATH [--cases N] [--seed S] [--keep DIR]
 
@@ -181,9 +181,9 @@ def rel_l2(got, want):
     return num / den if den > 0 else num
 
 
-def mlir_round_trip(args, case, path, run_cmd, names):
+def mlir_round_trip(args, case, path, run_cmd, names, bound):
     """The torch form printed to `.mlir` and run must give the same bytes as the model,
-    or agree within FLOAT_BOUND when it holds a loop in place of the fused layer."""
+    or agree within `bound` when it holds a loop in place of the fused layer."""
     mlir = os.path.join(case, "model.mlir")
     proc = subprocess.run([args.qlower, path, "--emit", "torch", "-o", mlir],
                           capture_output=True, text=True, timeout=120)
@@ -199,7 +199,7 @@ def mlir_round_trip(args, case, path, run_cmd, names):
     for name in names:
         a = np.load(os.path.join(case, f"{name}.npy"))
         b = np.load(os.path.join(out, f"{name}.npy"))
-        if looped and a.shape == b.shape and rel_l2(b, a) <= FLOAT_BOUND:
+        if looped and a.shape == b.shape and rel_l2(b, a) <= bound:
             continue
         if a.tobytes() != b.tobytes():
             return f"{name} from the .mlir differs from the model's"
@@ -224,7 +224,7 @@ def run_case(args, work, index, rng):
         return f"case {index} ({desc}): qlower run failed: {proc.stderr.strip()[:400]}"
     bound = DYNAMIC_BOUND if kind == "dynamic_lstm" else FLOAT_BOUND
     if index % 4 == 0:
-        err = mlir_round_trip(args, case, path, cmd, list(want))
+        err = mlir_round_trip(args, case, path, cmd, list(want), bound)
         if err:
             return f"case {index} ({desc}): {err}"
     for name, w in want.items():

@@ -133,6 +133,43 @@ def recurrent_model(rng, op, direction, with_bias=True, with_states=True, **attr
     return model
 
 
+def dynamic_lstm_model(rng, direction, wtype, per_direction, with_states=True):
+    """One com.microsoft DynamicQuantizeLSTM (T=6, B=2, I=5, H=4), weights `wtype` with a
+    scale and zero point per direction or per tensor: its torch form is a torch.prim.Loop
+    per direction that quantizes H at each step (expand_recurrent/dynamic_quant.rs)."""
+    d = 2 if direction == "bidirectional" else 1
+    hidden, size = 4, 5
+    lo, hi = (-128, 127) if wtype == np.int8 else (0, 255)
+    scale_shape = [d] if per_direction else []
+    zp = rng.integers(-3, 4, scale_shape) if wtype == np.int8 else rng.integers(120, 136, scale_shape)
+    inits = {
+        "W": rng.integers(lo, hi + 1, (d, size, 4 * hidden)).astype(wtype),
+        "R": rng.integers(lo, hi + 1, (d, hidden, 4 * hidden)).astype(wtype),
+        "B": rng.normal(0.0, 0.5, (d, 8 * hidden)).astype(np.float32),
+        "W_scale": rng.uniform(0.002, 0.01, scale_shape).astype(np.float32),
+        "W_zero_point": np.asarray(zp, dtype=wtype),
+        "R_scale": rng.uniform(0.002, 0.01, scale_shape).astype(np.float32),
+        "R_zero_point": np.asarray(zp, dtype=wtype),
+    }
+    graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2, size])]
+    inputs = ["x", "W", "R", "B", "", "h0" if with_states else "", "c0" if with_states else "", "",
+              "W_scale", "W_zero_point", "R_scale", "R_zero_point"]
+    if with_states:
+        graph_inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [d, 2, hidden])
+                         for n in ("h0", "c0")]
+    outputs = ["y", "y_h", "y_c"]
+    node = helper.make_node("DynamicQuantizeLSTM", inputs, outputs, domain="com.microsoft",
+                            hidden_size=hidden, direction=direction, name="lstm")
+    graph = helper.make_graph(
+        [node], f"dynamic_lstm_{direction}", graph_inputs,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(v, n) for n, v in inits.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14),
+                                                    helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    return model
+
+
 def models(work, resnet, real_cache, every_real_form):
     """(label, path, inputs, bound) of every model to compile: `inputs` maps input names
     to arrays (None: random ones), `bound` is a real model's relative L2 bound (None:
@@ -151,6 +188,10 @@ def models(work, resnet, real_cache, every_real_form):
     generated.append(("gru_forward", recurrent_model(rng, "GRU", "forward")))
     generated.append(("gru_bidirectional_linear_before_reset",
                       recurrent_model(rng, "GRU", "bidirectional", linear_before_reset=1)))
+    generated.append(("dynamic_lstm_bidirectional_int8",
+                      dynamic_lstm_model(rng, "bidirectional", np.int8, True)))
+    generated.append(("dynamic_lstm_reverse_uint8_bare",
+                      dynamic_lstm_model(rng, "reverse", np.uint8, False, False)))
     for label, model in generated:
         path = os.path.join(work, f"{label}.onnx")
         onnx.save(model, path)

@@ -34,9 +34,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # runs at (a copy of the model with those graph input dimensions set), because IREE 3.13
 # cannot compile the dynamic form (the README's "Known not to work"). Left out for time:
 # the detectors (ddddocr-det, ppocr-det, yolov8n-320: minutes of IREE compile each, and
-# YOLOv8n does not compile) and the larger forms of ppocr-cls. ddddocr-common's float
-# LSTM is a torch.prim.Loop in the torch form (expand_recurrent/); its
-# DynamicQuantizeLSTM forms (ddddocr-common dynamic, ddddocr-common-old) are not yet.
+# YOLOv8n does not compile) and the larger forms of ppocr-cls. ddddocr-common's LSTM,
+# float or DynamicQuantizeLSTM (its dynamic form and ddddocr-common-old), is a
+# torch.prim.Loop in the torch form (expand_recurrent/).
 # `--all-real-forms` runs every form of the manifest as shipped or quantized, with its
 # dynamic dimensions.
 DEFAULT = [
@@ -45,6 +45,8 @@ DEFAULT = [
     ("ppocr-cls", "qdq", False),
     ("smart-turn-v3.2", "shipped", True),
     ("ddddocr-common", "float", True),
+    ("ddddocr-common", "dynamic", True),
+    ("ddddocr-common-old", "shipped", True),
 ]
 
 

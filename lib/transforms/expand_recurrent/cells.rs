@@ -73,7 +73,12 @@ fn lstm<'c, 'a>(
     let one = b.int(1)?;
     let st = &cell.state;
     let from_x = b.aten_tensor("matmul", &[xt, cell.w], &cell.gates)?;
-    let from_h = b.aten_tensor("matmul", &[h, cell.r], &cell.gates)?;
+    let h_in = if cell.quantize_h {
+        super::dynamic_quant::round_trip(b, h, st)?
+    } else {
+        h
+    };
+    let from_h = b.aten_tensor("matmul", &[h_in, cell.r], &cell.gates)?;
     let mut g = b.aten_tensor("add.Tensor", &[from_x, from_h, one], &cell.gates)?;
     if let Some(bias) = cell.bias {
         g = b.aten_tensor("add.Tensor", &[g, bias, one], &cell.gates)?;

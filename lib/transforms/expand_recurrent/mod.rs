@@ -9,12 +9,16 @@
 //! `qlower run` compiles itself keep the `qlower.` ops.
 //!
 //! A reverse direction walks `t = T-1 … 0`; directions are stacked on Y's axis 1 and the
-//! states' axis 0. Layers this form does not express yet stay `qlower.` ops (and so out
-//! of reach of the downstream compilers): sequence_lens, LSTM peepholes and
-//! input_forget, clip, activations other than the defaults, batch-first layout, and
-//! DynamicQuantizeLSTM (whose X is quantized).
+//! states' axis 0. A DynamicQuantizeLSTM (the op's X is the quantized tensor the
+//! conversion made, its W and R quantized `[D, I, 4H]` / `[D, H, 4H]`) multiplies the
+//! dequantized X and weights, and quantizes H at each step from its range
+//! (`dynamic_quant.rs`), as ONNX Runtime does. Layers this form does not express yet
+//! stay `qlower.` ops (and so out of reach of the downstream compilers): sequence_lens,
+//! LSTM peepholes and input_forget, clip, activations other than the defaults, and
+//! batch-first layout.
 
 mod cells;
+mod dynamic_quant;
 
 use anyhow::{Context as _, Result, anyhow};
 use melior::ir::attribute::StringAttribute;
@@ -112,6 +116,8 @@ struct Layer {
     directions: Vec<bool>,
     hidden: i64,
     x: TensorType,
+    /// DynamicQuantizeLSTM: X, W and R are quantized tensors.
+    quantized: bool,
 }
 
 fn constant(op: OperationRef, i: usize) -> Result<Option<Constant>> {
@@ -174,7 +180,17 @@ impl Layer {
         ) else {
             return Ok(None);
         };
-        if !plain || x.dtype != Some(DType::F32) || x.rank() != Some(3) {
+        let quantized = lstm && x.dtype == Some(DType::QUInt8);
+        let quantized_weight = |i: usize| {
+            TensorType::parse(&op.operand(i)?.r#type().to_string())
+                .map(|t| {
+                    matches!(t.dtype, Some(DType::QInt8 | DType::QUInt8)) && t.rank() == Some(3)
+                })
+                .ok_or_else(|| anyhow!("operand {i} is not a tensor"))
+        };
+        let dtype_ok = x.dtype == Some(DType::F32)
+            || (quantized && quantized_weight(1)? && quantized_weight(2)?);
+        if !plain || !dtype_ok || x.rank() != Some(3) {
             return Ok(None);
         }
         Ok(Some(Layer {
@@ -182,6 +198,7 @@ impl Layer {
             directions,
             hidden,
             x,
+            quantized,
         }))
     }
 }
@@ -199,6 +216,8 @@ struct Cell<'c, 'a> {
     r_bias: Option<Value<'c, 'a>>,
     steps: Value<'c, 'a>,
     reverse: bool,
+    /// DynamicQuantizeLSTM: H is quantized from its range before it meets R.
+    quantize_h: bool,
     hidden: i64,
     x_step: TensorType,
     gates: TensorType,
@@ -215,9 +234,23 @@ fn expand<'c, 'a>(
     let (t_dim, b_dim, i_dim, h) = (dims[0], dims[1], dims[2], layer.hidden);
     let gh = layer.kind.gates() * h;
     let f32 = |d: Vec<Option<i64>>| TensorType::new(DType::F32, d);
-    let x: Value = op.operand(0)?;
     let zero = b.int(0)?;
     let one = b.int(1)?;
+    // DynamicQuantizeLSTM: X and the weights enter the products dequantized (their
+    // integers times their scales, exactly representable); W and R are already
+    // transposed, `[D, I, 4H]` and `[D, H, 4H]`.
+    let dequantized = |operand: usize| -> Result<Value<'c, 'a>> {
+        let v = op.operand(operand)?;
+        let ty = TensorType::parse(&v.r#type().to_string())
+            .ok_or_else(|| anyhow!("operand {operand} is not a tensor"))?;
+        b.aten_tensor("dequantize.self", &[v], &ty.with_dtype(DType::F32))
+    };
+    let (x, quantized_weights) = if layer.quantized {
+        let x = dequantized(0)?;
+        (x, Some((dequantized(1)?, dequantized(2)?)))
+    } else {
+        (op.operand(0)?, None)
+    };
     let int = b.torch_type("int")?;
     let steps = b.aten("size.int", &[x, zero], int)?;
     let batch = b.aten("size.int", &[x, one], int)?;
@@ -236,8 +269,15 @@ fn expand<'c, 'a>(
                 &f32(vec![inner, Some(gh)]),
             )
         };
-        let w = transposed(1, i_dim)?;
-        let r = transposed(2, Some(h))?;
+        let (w, r) = match quantized_weights {
+            Some((w, r)) => {
+                let select = |m: Value<'c, 'a>, inner: Option<i64>| {
+                    b.aten_tensor("select.int", &[m, zero, d], &f32(vec![inner, Some(gh)]))
+                };
+                (select(w, i_dim)?, select(r, Some(h))?)
+            }
+            None => (transposed(1, i_dim)?, transposed(2, Some(h))?),
+        };
         let (bias, r_bias) = if is_none(op, 3)? {
             (None, None)
         } else {
@@ -283,6 +323,7 @@ fn expand<'c, 'a>(
             r_bias,
             steps,
             reverse,
+            quantize_h: layer.quantized,
             hidden: h,
             x_step: f32(vec![b_dim, i_dim]),
             gates: f32(vec![b_dim, Some(gh)]),
