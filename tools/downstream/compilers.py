@@ -102,38 +102,53 @@ def per_axis_pair(dtype):
     return model
 
 
-def recurrent_model(rng, op, direction, with_bias=True, with_states=True, **attributes):
-    """One ONNX LSTM or GRU (T=6, B=2, I=5, H=4): its torch form is a torch.prim.Loop
-    per direction (transforms/expand_recurrent/)."""
+def recurrent_model(rng, op, direction, with_bias=True, with_states=True, lengths=None,
+                    peepholes=False, **attributes):
+    """One ONNX LSTM or GRU (T=6, B=2, I=5, H=4; `lengths`: constant sequence_lens;
+    batch first with `layout=1`): its torch form is a torch.prim.Loop per direction
+    (transforms/expand_recurrent/)."""
     d = 2 if direction == "bidirectional" else 1
     hidden, size = 4, 5
     gates = 4 if op == "LSTM" else 3
+    batch_first = attributes.get("layout", 0) == 1
     weights = {
         "W": rng.normal(0.0, 0.5, (d, gates * hidden, size)),
         "R": rng.normal(0.0, 0.5, (d, gates * hidden, hidden)),
         "B": rng.normal(0.0, 0.5, (d, 2 * gates * hidden)),
     }
+    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in weights.items()
+             if with_bias or n != "B"]
     states = ["h0", "c0"] if op == "LSTM" else ["h0"]
     outputs = ["y", "y_h", "y_c"] if op == "LSTM" else ["y", "y_h"]
     inputs = ["x", "W", "R", "B" if with_bias else ""]
-    graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2, size])]
+    x_shape = [2, 6, size] if batch_first else [6, 2, size]
+    state_shape = [2, d, hidden] if batch_first else [d, 2, hidden]
+    graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)]
+    if lengths is not None:
+        inits.append(numpy_helper.from_array(np.asarray(lengths, np.int32), "lengths"))
+    inputs.append("lengths" if lengths is not None else "")
     if with_states:
-        inputs += [""] + states
-        graph_inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [d, 2, hidden])
+        inputs += states
+        graph_inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, state_shape)
                          for n in states]
+    if peepholes:
+        inputs += [""] * (7 - len(inputs)) + ["P"]
+        inits.append(numpy_helper.from_array(
+            rng.normal(0.0, 0.5, (d, 3 * hidden)).astype(np.float32), "P"))
+    while inputs[-1] == "":
+        inputs.pop()
     node = helper.make_node(op, inputs, outputs, hidden_size=hidden, direction=direction,
                             name=op.lower(), **attributes)
     graph = helper.make_graph(
         [node], f"{op.lower()}_{direction}", graph_inputs,
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
-        [numpy_helper.from_array(v.astype(np.float32), n) for n, v in weights.items()
-         if with_bias or n != "B"])
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     model.ir_version = 8
     return model
 
 
-def dynamic_lstm_model(rng, direction, wtype, per_direction, with_states=True):
+def dynamic_lstm_model(rng, direction, wtype, per_direction, with_states=True, lengths=None,
+                       peepholes=False):
     """One com.microsoft DynamicQuantizeLSTM (T=6, B=2, I=5, H=4), weights `wtype` with a
     scale and zero point per direction or per tensor: its torch form is a torch.prim.Loop
     per direction that quantizes H at each step (expand_recurrent/dynamic_quant.rs)."""
@@ -151,8 +166,13 @@ def dynamic_lstm_model(rng, direction, wtype, per_direction, with_states=True):
         "R_scale": rng.uniform(0.002, 0.01, scale_shape).astype(np.float32),
         "R_zero_point": np.asarray(zp, dtype=wtype),
     }
+    if lengths is not None:
+        inits["lengths"] = np.asarray(lengths, np.int32)
+    if peepholes:
+        inits["P"] = rng.normal(0.0, 0.5, (d, 3 * hidden)).astype(np.float32)
     graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [6, 2, size])]
-    inputs = ["x", "W", "R", "B", "", "h0" if with_states else "", "c0" if with_states else "", "",
+    inputs = ["x", "W", "R", "B", "lengths" if lengths is not None else "",
+              "h0" if with_states else "", "c0" if with_states else "", "P" if peepholes else "",
               "W_scale", "W_zero_point", "R_scale", "R_zero_point"]
     if with_states:
         graph_inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [d, 2, hidden])
@@ -188,10 +208,31 @@ def models(work, resnet, real_cache, every_real_form):
     generated.append(("gru_forward", recurrent_model(rng, "GRU", "forward")))
     generated.append(("gru_bidirectional_linear_before_reset",
                       recurrent_model(rng, "GRU", "bidirectional", linear_before_reset=1)))
+    generated.append(("lstm_bidirectional_lengths_peepholes_clip_input_forget",
+                      recurrent_model(rng, "LSTM", "bidirectional", lengths=[4, 6],
+                                      peepholes=True, clip=1.5, input_forget=1)))
+    generated.append(("lstm_batch_first_activations",
+                      recurrent_model(rng, "LSTM", "forward", layout=1,
+                                      activations=["HardSigmoid", "LeakyRelu", "Softplus"],
+                                      activation_alpha=[0.3, 0.1], activation_beta=[0.4])))
+    generated.append(("gru_reverse_lengths_activations",
+                      recurrent_model(rng, "GRU", "reverse", lengths=[3, 6],
+                                      activations=["Sigmoid", "Elu"], activation_alpha=[0.7])))
+    generated.append(("gru_bidirectional_activations",
+                      recurrent_model(rng, "GRU", "bidirectional", linear_before_reset=1,
+                                      activations=["Affine", "ScaledTanh", "Sigmoid", "Softsign"],
+                                      activation_alpha=[0.2, 0.9], activation_beta=[0.5, 1.1])))
+    generated.append(("lstm_reverse_thresholded_relu",
+                      recurrent_model(rng, "LSTM", "reverse",
+                                      activations=["Sigmoid", "ThresholdedRelu", "Relu"],
+                                      activation_alpha=[0.1])))
     generated.append(("dynamic_lstm_bidirectional_int8",
                       dynamic_lstm_model(rng, "bidirectional", np.int8, True)))
     generated.append(("dynamic_lstm_reverse_uint8_bare",
                       dynamic_lstm_model(rng, "reverse", np.uint8, False, False)))
+    generated.append(("dynamic_lstm_lengths_peepholes",
+                      dynamic_lstm_model(rng, "bidirectional", np.int8, True, lengths=[5, 2],
+                                         peepholes=True)))
     for label, model in generated:
         path = os.path.join(work, f"{label}.onnx")
         onnx.save(model, path)
