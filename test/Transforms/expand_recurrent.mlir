@@ -59,11 +59,11 @@
 // CHECK: %[[L:.*]]:3 = "torch.prim.Loop"(
 // CHECK: ^bb0(%[[I:.*]]: !torch.int, %[[H:.*]]: !torch.vtensor<[1,1],f32>, %[[C:.*]]: !torch.vtensor<[1,1],f32>, %{{.*}}: !torch.vtensor<[?,1,1],f32>):
 // CHECK: "torch.aten.select.int"(%[[XR]], %{{.*}}, %[[I]])
-// CHECK: %[[RUN:.*]] = "torch.aten.gt.Scalar"(%[[LEN]], %[[I]])
-// CHECK: %[[RUN2:.*]] = "torch.aten.unsqueeze"(%[[RUN]],
-// CHECK: "torch.aten.where.self"(%[[RUN2]], %{{.*}}, %[[H]])
-// CHECK: "torch.aten.where.self"(%[[RUN2]], %{{.*}}, %[[C]])
-// CHECK: "torch.aten.where.ScalarOther"(%[[RUN2]],
+// CHECK: %[[ACTIVE:.*]] = "torch.aten.gt.Scalar"(%[[LEN]], %[[I]])
+// CHECK: %[[ACTIVE2:.*]] = "torch.aten.unsqueeze"(%[[ACTIVE]],
+// CHECK: "torch.aten.where.self"(%[[ACTIVE2]], %{{.*}}, %[[H]])
+// CHECK: "torch.aten.where.self"(%[[ACTIVE2]], %{{.*}}, %[[C]])
+// CHECK: "torch.aten.where.ScalarOther"(%[[ACTIVE2]],
 // CHECK: "torch.aten.index_put"
 // CHECK: "torch.prim.Loop.condition"
 // CHECK: "torch.aten.gather"(%[[L]]#2,
