@@ -410,29 +410,19 @@ pub fn quantize<'c, 'a>(
             let zp = zero_point_int(b, p)?;
             b.aten_tensor("quantize_per_tensor", &[x, scale, zp, dtype], &qtype)?
         }
-        Some(axis) if p.storage != DType::I32 => {
-            return quantize_integers(b, x, x_type, p, Some(axis));
-        }
-        Some(axis) => {
-            let zp = zero_point_tensor(b, p)?;
-            let axis = b.int(axis)?;
-            b.aten_tensor(
-                "quantize_per_channel",
-                &[x, p.scale, zp, axis, dtype],
-                &qtype,
-            )?
-        }
+        Some(axis) => return quantize_integers(b, x, x_type, p, Some(axis)),
     };
     b.aten_tensor("int_repr", &[q], &x_type.with_dtype(p.storage))
 }
 
-/// Per-axis quantization to 8 bits, and any quantization to 16 bits, written as the
+/// Per-axis quantization to 8 or 32 bits, and any quantization to 16 bits, written as the
 /// arithmetic ONNX defines: `saturate(round(x / scale[c]) + zero_point[c])`, with scale
 /// and zero point reshaped to broadcast along `axis` (to scalars per tensor). torch-mlir
 /// (and so IREE) has no lowering of `quantize_per_channel` and no 16-bit quantized
 /// types, and these ops compute the same integers as qlower's quantize kernel: the f32
 /// quotient, rounded half to even, plus the zero point (exact in f32 below 2^24; beyond
-/// that both saturate). The quantization stays explicit: the integers feed
+/// that both saturate; to int32 the sum is taken in si64). The quantization stays
+/// explicit: the integers feed
 /// `_make_per_{tensor,channel}_quantized_tensor` (with the same scales, zero points and
 /// axis) and `dequantize.self`. On a constant weight, fold-constants turns these ops
 /// into the integer literal, the form a QOperator model stores.
@@ -444,6 +434,7 @@ fn quantize_integers<'c, 'a>(
     axis: Option<i64>,
 ) -> Result<Value<'c, 'a>> {
     let (lo, hi) = match p.storage {
+        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
         DType::U8 => (0.0, 255.0),
         DType::I8 => (-128.0, 127.0),
         DType::U16 => (0.0, 65535.0),
@@ -482,11 +473,28 @@ fn quantize_integers<'c, 'a>(
         &[zp, dims],
         &TensorType::known(p.storage, &shape),
     )?;
-    let zp = cast(b, zp, &floats)?;
+    let wide = p.storage == DType::I32;
+    let zp_f32 = if wide { zp } else { cast(b, zp, &floats)? };
     let f = x_type.with_dtype(DType::F32);
     let q = b.aten_tensor("div.Tensor", &[x, scale], &f)?;
     let q = b.aten_tensor("round", &[q], &f)?;
     let one = b.int(1)?;
+    if wide {
+        // f32 cannot hold every int32, but the rounded quotient is an integer f32 value,
+        // exact in si64, so the zero point is added and the sum saturated there. The
+        // quotient is first bounded to ±2^33, beyond which the sum saturates anyway.
+        let bound = 8_589_934_592.0;
+        let (neg, pos) = (b.float(-bound)?, b.float(bound)?);
+        let q = b.aten_tensor("clamp", &[q, neg, pos], &f)?;
+        let wide = x_type.with_dtype(DType::I64);
+        let q = cast(b, q, &wide)?;
+        let zp = cast(b, zp, &TensorType::known(DType::I64, &shape))?;
+        let q = b.aten_tensor("add.Tensor", &[q, zp, one], &wide)?;
+        let (lo, hi) = (b.int(lo as i64)?, b.int(hi as i64)?);
+        let q = b.aten_tensor("clamp", &[q, lo, hi], &wide)?;
+        return cast(b, q, &x_type.with_dtype(DType::I32));
+    }
+    let zp = zp_f32;
     let q = b.aten_tensor("add.Tensor", &[q, zp, one], &f)?;
     let (lo, hi) = (b.float(lo)?, b.float(hi)?);
     let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;

@@ -87,7 +87,8 @@ NP_OF = {
 def per_axis_pair(dtype):
     """A per-axis QuantizeLinear/DequantizeLinear pair on a run-time activation."""
     scales = np.array([0.02, 0.05, 0.1], np.float32)
-    zps = np.array([-3, 0, 7] if dtype == np.int8 else [120, 128, 135], dtype)
+    zps = np.array({np.int8: [-3, 0, 7], np.uint8: [120, 128, 135],
+                    np.int32: [0, 0, 0]}[dtype], dtype)
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1, name="q"),
         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1, name="dq"),
@@ -97,8 +98,10 @@ def per_axis_pair(dtype):
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4, 4])],
         [numpy_helper.from_array(scales, "s"), numpy_helper.from_array(zps, "z")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
+    # ONNX quantizes to int32 from opset 21.
+    opset = 21 if dtype == np.int32 else 13
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10 if dtype == np.int32 else 8
     return model
 
 
@@ -202,6 +205,7 @@ def models(work, resnet, real_cache, every_real_form):
     generated.append(("qdq_conv", differential.gen_qdq_conv(rng)[0]))
     generated.append(("per_axis_pair_int8", per_axis_pair(np.int8)))
     generated.append(("per_axis_pair_uint8", per_axis_pair(np.uint8)))
+    generated.append(("per_axis_pair_int32", per_axis_pair(np.int32)))
     generated.append(("lstm_forward", recurrent_model(rng, "LSTM", "forward")))
     generated.append(("lstm_bidirectional", recurrent_model(rng, "LSTM", "bidirectional")))
     generated.append(("lstm_reverse_bare", recurrent_model(rng, "LSTM", "reverse", False, False)))

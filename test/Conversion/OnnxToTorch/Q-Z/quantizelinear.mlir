@@ -55,6 +55,24 @@ func.func @test_quantizelinear_output_dtype(%x: !torch.vtensor<[4],f32>, %s: !to
 // CHECK: "torch.aten.quantize_per_tensor"({{.*}} -> !torch.vtensor<[4],!torch.qint8>
 // CHECK: "torch.aten.int_repr"({{.*}} -> !torch.vtensor<[4],si8>
 
+// Per-axis to int32 (opset 21) is the same arithmetic, but f32 cannot hold every int32:
+// the rounded f32 quotient (bounded to ±2^33) goes to si64, where the zero point is
+// added and the sum saturated to int32's range.
+// CHECK-LABEL: func.func @test_quantizelinear_int32_per_axis(
+// CHECK-NOT: quantize_per_channel
+// CHECK: %[[Q:.+]] = "torch.aten.round"
+// CHECK: %[[B:.+]] = "torch.aten.clamp"(%[[Q]], {{.+}} -> !torch.vtensor<[2,3],f32>
+// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[B]], {{.+}} -> !torch.vtensor<[2,3],si64>
+// CHECK: %[[Z:.+]] = "torch.aten.to.dtype"({{.+}} -> !torch.vtensor<[1,3],si64>
+// CHECK: %[[S:.+]] = "torch.aten.add.Tensor"(%[[W]], %[[Z]], {{.+}} -> !torch.vtensor<[2,3],si64>
+// CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[S]], {{.+}} -> !torch.vtensor<[2,3],si64>
+// CHECK: "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3],si32>
+// CHECK: return
+func.func @test_quantizelinear_int32_per_axis(%x: !torch.vtensor<[2,3],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si32>) -> !torch.vtensor<[2,3],si32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
+  %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = 1 : si64} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si32>) -> !torch.vtensor<[2,3],si32>
+  return %0 : !torch.vtensor<[2,3],si32>
+}
+
 // 16-bit (opset 21): torch has no UINT16 quantized type, so QuantizeLinear is the
 // arithmetic ONNX defines with the scalar scale and zero point, saturated to
 // [0, 65535] and converted through si32.
