@@ -128,13 +128,17 @@ fn depthwise_body<E: Epilogue>(
         }
     }
     let mut strided = [0i16; NR];
+    let vnni = job.isa == Isa::Avx512Vnni && job.isa.available();
+    // A row wider than a chunk ends with a chunk that overlaps the one before it, so
+    // every chunk is whole (its values written twice are the same values).
+    let last_start = ow.saturating_sub(NR);
     for z in 0..od {
         for yy in 0..oh {
-            for x0 in (0..ow).step_by(NR) {
+            for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
                 let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pw + x0 * sw;
                 let mut acc = [0i32; NR];
                 if sw == 1 {
-                    chunk(job.isa, plane, base, &offsets, taps, &mut acc);
+                    chunk(vnni, plane, base, &offsets, taps, &mut acc);
                 } else {
                     for (&off, &tap) in offsets.iter().zip(taps) {
                         let src = plane[base + off..].iter().step_by(sw);
@@ -153,10 +157,11 @@ fn depthwise_body<E: Epilogue>(
 }
 
 /// Σ over taps of `plane[base + offset..][..NR] · tap`, for stride 1: the depthwise
-/// inner loop, with the accumulators held in registers on AVX-512.
+/// inner loop, with the accumulators held in registers on AVX-512 (`vnni`: the CPU has
+/// AVX-512 VNNI, checked once per channel rather than per chunk).
 #[inline(always)]
 fn chunk(
-    isa: Isa,
+    vnni: bool,
     plane: &[i16],
     base: usize,
     offsets: &[usize],
@@ -165,10 +170,10 @@ fn chunk(
 ) {
     let last = offsets.iter().max().map_or(0, |&o| base + o + NR);
     assert!(last <= plane.len(), "depthwise chunk out of the plane");
-    match isa {
+    match vnni {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has the features; the assert bounds every read.
-        Isa::Avx512Vnni if isa.available() && taps.len() == offsets.len() => unsafe {
+        // SAFETY: `vnni` says the CPU has the features; the assert bounds every read.
+        true if taps.len() == offsets.len() => unsafe {
             chunk_vnni(plane, base, offsets, taps, acc)
         },
         _ => {

@@ -199,26 +199,37 @@ fn row_with<const SUMS: bool, const COLUMNS: bool>(
     // and leaves it in the low mantissa bits.
     let (flo, fhi) = ((lo - zp) as f32, (hi - zp) as f32);
     const MAGIC: f32 = 12_582_912.0;
-    let mut q = [0u8; NR];
-    for j in 0..NR {
-        let mut v = acc[j].wrapping_add(r.offset);
-        if SUMS {
-            v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+    let lanes = |q: &mut [u8; NR]| {
+        for j in 0..NR {
+            let mut v = acc[j].wrapping_add(r.offset);
+            if SUMS {
+                v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+            }
+            if COLUMNS {
+                v = v
+                    .wrapping_add(offset[j])
+                    .wrapping_sub(zero[j].wrapping_mul(r.sum));
+            }
+            // Compare-and-select rather than f32::max/min, whose NaN rules cost two
+            // more instructions per vector: no NaN arises here (see above).
+            let f = v as f32 * m[j];
+            let f = if f < flo { flo } else { f };
+            let f = if f > fhi { fhi } else { f };
+            let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
+            q[j] = (rounded + zp).clamp(lo, hi) as u8;
         }
-        if COLUMNS {
-            v = v
-                .wrapping_add(offset[j])
-                .wrapping_sub(zero[j].wrapping_mul(r.sum));
-        }
-        let f = (v as f32 * m[j]).max(flo).min(fhi);
-        let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-        q[j] = (rounded + zp).clamp(lo, hi) as u8;
-    }
-    // A whole row stores as one fixed-size copy; a libc call per short row costs more
-    // than the arithmetic.
+    };
+    // A whole row is written in place: staged on the stack, its narrowing stores
+    // would be read back by one wider load, which the CPU cannot forward from them and
+    // stalls on. A short row is staged, then copied with fixed-size moves (a libc call
+    // per short row costs more than the arithmetic).
     match out.first_chunk_mut::<NR>() {
-        Some(whole) => *whole = q,
-        None => small_copy(out, &q),
+        Some(whole) => lanes(whole),
+        None => {
+            let mut q = [0u8; NR];
+            lanes(&mut q);
+            small_copy(out, &q);
+        }
     }
 }
 
