@@ -273,6 +273,26 @@ impl<E: Epilogue> Gemm<'_, E> {
                 );
                 let cols = NR.min(count - p * NR);
                 let sums = sums[p * NR..(p + 1) * NR].first_chunk::<NR>();
+                let column = first + p * NR;
+                // Where the panel's columns go in a channel's output plane, found once
+                // for the tile's rows (a division per run would cost as much as them).
+                let mut runs = [(0usize, 0usize, 0usize); NR];
+                let mut run_count = 0;
+                if let Some(padded) = &job.padded {
+                    // Each padded row's first `output width` columns are pixels.
+                    let (width, ow) = (padded.width, s.output[2]);
+                    let (mut y, mut x) = (column / width, column % width);
+                    let mut j = 0;
+                    while j < cols {
+                        let run = (width - x).min(cols - j);
+                        if x < ow {
+                            runs[run_count] = (j, y * ow + x, (ow - x).min(run));
+                            run_count += 1;
+                        }
+                        j += run;
+                        (y, x) = (y + 1, 0);
+                    }
+                }
                 for (r, acc) in tile.iter().enumerate() {
                     let m = row_block * MR + r;
                     if m >= w.per_group {
@@ -291,30 +311,17 @@ impl<E: Epilogue> Gemm<'_, E> {
                         sum: sums.filter(|_| self.need_sums),
                         ..Default::default()
                     };
-                    let column = first + p * NR;
-                    match &job.padded {
-                        None => {
-                            // SAFETY: (channel, these pixels) belong to this item alone.
-                            let dest = unsafe { self.shared.slice(plane + column, cols) };
-                            job.out.row(acc, terms, col, dest);
-                        }
-                        Some(padded) => {
-                            let mut q = [E::Out::default(); NR];
-                            job.out.row(acc, terms, col, &mut q);
-                            // Each padded row's first `output width` columns are pixels.
-                            let (width, ow) = (padded.width, s.output[2]);
-                            let mut j = 0;
-                            while j < cols {
-                                let (y, x) = ((column + j) / width, (column + j) % width);
-                                let run = (width - x).min(cols - j);
-                                if x < ow {
-                                    let n = (ow - x).min(run);
-                                    // SAFETY: (channel, these pixels) belong to this item.
-                                    let dest = unsafe { self.shared.slice(plane + y * ow + x, n) };
-                                    requant::small_copy(dest, &q[j..j + n]);
-                                }
-                                j += run;
-                            }
+                    if job.padded.is_none() {
+                        // SAFETY: (channel, these pixels) belong to this item alone.
+                        let dest = unsafe { self.shared.slice(plane + column, cols) };
+                        job.out.row(acc, terms, col, dest);
+                    } else {
+                        let mut q = [E::Out::default(); NR];
+                        job.out.row(acc, terms, col, &mut q);
+                        for &(j, at, n) in &runs[..run_count] {
+                            // SAFETY: (channel, these pixels) belong to this item.
+                            let dest = unsafe { self.shared.slice(plane + at, n) };
+                            requant::small_copy(dest, &q[j..j + n]);
                         }
                     }
                 }
