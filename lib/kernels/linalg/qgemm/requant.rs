@@ -68,57 +68,82 @@ impl Epilogue for Rescale {
     fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [f32]) {
         let sums = r.zero != 0 && c.sum.is_some();
         let columns = c.offset.is_some() || c.zero.is_some();
-        let v = match (sums, columns) {
-            (false, false) => corrected::<false, false>(acc, r, c),
-            (true, false) => corrected::<true, false>(acc, r, c),
-            (false, true) => corrected::<false, true>(acc, r, c),
-            (true, true) => corrected::<true, true>(acc, r, c),
-        };
-        let splat = [r.multiplier; NR];
-        let m = c.multiplier.unwrap_or(&splat);
-        let mut f = [0f32; NR];
-        for j in 0..NR {
-            f[j] = v[j] as f32 * m[j];
-        }
-        if self.bias {
-            let splat = [r.bias; NR];
-            let b = c.bias.unwrap_or(&splat);
-            for j in 0..NR {
-                f[j] += b[j];
-            }
-        }
-        match out.first_chunk_mut::<NR>() {
-            Some(whole) => *whole = f,
-            None => small_copy(out, &f),
+        match (sums, columns) {
+            (false, false) => self.row_with::<false, false>(acc, r, c, out),
+            (true, false) => self.row_with::<true, false>(acc, r, c, out),
+            (false, true) => self.row_with::<false, true>(acc, r, c, out),
+            (true, true) => self.row_with::<true, true>(acc, r, c, out),
         }
     }
 }
 
-/// The accumulators with the row's and columns' corrections (see `row_with`).
+impl Rescale {
+    #[inline(always)]
+    fn row_with<const SUMS: bool, const COLUMNS: bool>(
+        self,
+        acc: &[i32; NR],
+        r: RowTerms,
+        c: ColTerms,
+        out: &mut [f32],
+    ) {
+        const ZEROS: [i32; NR] = [0; NR];
+        let splat = [r.multiplier; NR];
+        let bias_splat = [r.bias; NR];
+        let terms = Terms {
+            offset: c.offset.unwrap_or(&ZEROS),
+            sum: c.sum.unwrap_or(&ZEROS),
+            zero: c.zero.unwrap_or(&ZEROS),
+            m: c.multiplier.unwrap_or(&splat),
+            bias: self.bias.then(|| c.bias.unwrap_or(&bias_splat)),
+        };
+        // In place when whole, as for bytes: a staged row would be read back by wider
+        // loads than its stores, which the CPU cannot forward and stalls on.
+        match out.first_chunk_mut::<NR>() {
+            Some(whole) => rescaled::<SUMS, COLUMNS>(whole, acc, r, &terms),
+            None => {
+                let mut f = [0f32; NR];
+                rescaled::<SUMS, COLUMNS>(&mut f, acc, r, &terms);
+                small_copy(out, &f);
+            }
+        }
+    }
+}
+
+/// `Rescale`'s column terms.
+struct Terms<'a> {
+    offset: &'a [i32; NR],
+    sum: &'a [i32; NR],
+    zero: &'a [i32; NR],
+    m: &'a [f32; NR],
+    bias: Option<&'a [f32; NR]>,
+}
+
+/// Each accumulator with the row's and columns' corrections (see `row_with`), as f32,
+/// times its multiplier, plus its bias.
 #[inline(always)]
-fn corrected<const SUMS: bool, const COLUMNS: bool>(
+fn rescaled<const SUMS: bool, const COLUMNS: bool>(
+    f: &mut [f32; NR],
     acc: &[i32; NR],
     r: RowTerms,
-    c: ColTerms,
-) -> [i32; NR] {
-    const ZEROS: [i32; NR] = [0; NR];
-    let offset = c.offset.unwrap_or(&ZEROS);
-    let sum = c.sum.unwrap_or(&ZEROS);
-    let zero = c.zero.unwrap_or(&ZEROS);
-    let mut out = [0i32; NR];
+    t: &Terms,
+) {
     for j in 0..NR {
         let mut v = acc[j].wrapping_add(r.offset);
         if SUMS {
-            v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
+            v = v.wrapping_sub(r.zero.wrapping_mul(t.sum[j]));
         }
         if COLUMNS {
             v = v
-                .wrapping_add(offset[j])
-                .wrapping_sub(zero[j].wrapping_mul(r.sum));
+                .wrapping_add(t.offset[j])
+                .wrapping_sub(t.zero[j].wrapping_mul(r.sum));
         }
-        out[j] = v;
+        f[j] = v as f32 * t.m[j];
     }
-    out
+    if let Some(b) = t.bias {
+        for j in 0..NR {
+            f[j] += b[j];
+        }
+    }
 }
 
 /// The output's zero point and type.
@@ -194,42 +219,72 @@ fn row_with<const SUMS: bool, const COLUMNS: bool>(
     let m = c.multiplier.unwrap_or(&splat);
     let (lo, hi) = y.range();
     let zp = y.zero_point;
-    // Clamping before rounding to integer bounds equals clamping after it. Within
-    // ±2^22, adding 1.5·2^23 rounds to an integer, half to even as `round_ties_even`,
-    // and leaves it in the low mantissa bits.
-    let (flo, fhi) = ((lo - zp) as f32, (hi - zp) as f32);
-    const MAGIC: f32 = 12_582_912.0;
-    let lanes = |q: &mut [u8; NR]| {
-        for j in 0..NR {
-            let mut v = acc[j].wrapping_add(r.offset);
-            if SUMS {
-                v = v.wrapping_sub(r.zero.wrapping_mul(sum[j]));
-            }
-            if COLUMNS {
-                v = v
-                    .wrapping_add(offset[j])
-                    .wrapping_sub(zero[j].wrapping_mul(r.sum));
-            }
-            // Compare-and-select rather than f32::max/min, whose NaN rules cost two
-            // more instructions per vector: no NaN arises here (see above).
-            let f = v as f32 * m[j];
-            let f = if f < flo { flo } else { f };
-            let f = if f > fhi { fhi } else { f };
-            let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-            q[j] = (rounded + zp).clamp(lo, hi) as u8;
-        }
+    let lanes = Lanes {
+        offset,
+        sum,
+        zero,
+        m,
+        flo: (lo - zp) as f32,
+        fhi: (hi - zp) as f32,
+        zp,
+        lo,
+        hi,
     };
     // A whole row is written in place: staged on the stack, its narrowing stores
     // would be read back by one wider load, which the CPU cannot forward from them and
     // stalls on. A short row is staged, then copied with fixed-size moves (a libc call
     // per short row costs more than the arithmetic).
     match out.first_chunk_mut::<NR>() {
-        Some(whole) => lanes(whole),
+        Some(whole) => requantized::<SUMS, COLUMNS>(whole, acc, r, &lanes),
         None => {
             let mut q = [0u8; NR];
-            lanes(&mut q);
+            requantized::<SUMS, COLUMNS>(&mut q, acc, r, &lanes);
             small_copy(out, &q);
         }
+    }
+}
+
+/// The column terms and output range `requantized` reads.
+struct Lanes<'a> {
+    offset: &'a [i32; NR],
+    sum: &'a [i32; NR],
+    zero: &'a [i32; NR],
+    m: &'a [f32; NR],
+    flo: f32,
+    fhi: f32,
+    zp: i32,
+    lo: i32,
+    hi: i32,
+}
+
+#[inline(always)]
+fn requantized<const SUMS: bool, const COLUMNS: bool>(
+    q: &mut [u8; NR],
+    acc: &[i32; NR],
+    r: RowTerms,
+    l: &Lanes,
+) {
+    // Clamping before rounding to integer bounds equals clamping after it. Within
+    // ±2^22, adding 1.5·2^23 rounds to an integer, half to even as `round_ties_even`,
+    // and leaves it in the low mantissa bits.
+    const MAGIC: f32 = 12_582_912.0;
+    for j in 0..NR {
+        let mut v = acc[j].wrapping_add(r.offset);
+        if SUMS {
+            v = v.wrapping_sub(r.zero.wrapping_mul(l.sum[j]));
+        }
+        if COLUMNS {
+            v = v
+                .wrapping_add(l.offset[j])
+                .wrapping_sub(l.zero[j].wrapping_mul(r.sum));
+        }
+        // Compare-and-select rather than f32::max/min, whose NaN rules cost two more
+        // instructions per vector: no NaN arises here (multipliers are finite).
+        let f = v as f32 * l.m[j];
+        let f = if f < l.flo { l.flo } else { f };
+        let f = if f > l.fhi { l.fhi } else { f };
+        let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
+        q[j] = (rounded + l.zp).clamp(l.lo, l.hi) as u8;
     }
 }
 
