@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::super::qdriver::SharedOut;
-use super::super::qgemm::requant::{self, ColTerms, Epilogue, RowTerms};
+use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use super::super::qgemm::{self, MR, NR, Signs};
 use super::Job;
 use super::im2col::Tap;
@@ -259,6 +259,7 @@ impl<E: Epilogue> Gemm<'_, E> {
         let row_blocks = rows / MR;
         let part = row_blocks.div_ceil(self.splits);
         let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
+        let avx512 = job.isa == Isa::Avx512Vnni && job.isa.available();
         for row_block in split * part..row_blocks.min((split + 1) * part) {
             for p in 0..count.div_ceil(NR) {
                 let panel = &panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
@@ -321,7 +322,7 @@ impl<E: Epilogue> Gemm<'_, E> {
                         for &(j, at, n) in &runs[..run_count] {
                             // SAFETY: (channel, these pixels) belong to this item.
                             let dest = unsafe { self.shared.slice(plane + at, n) };
-                            requant::small_copy(dest, &q[j..j + n]);
+                            E::copy_lanes(&q, j, dest, avx512);
                         }
                     }
                 }

@@ -43,6 +43,16 @@ pub struct ColTerms<'a> {
 pub trait Epilogue: Copy + Send + Sync {
     type Out: Copy + Default + Send + Sync;
     fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [Self::Out]);
+
+    /// `dest.copy_from_slice(&q[j..j + dest.len()])` for a row `row` just staged.
+    /// `avx512`: the CPU has AVX-512 (F, BW, VL), whose masked stores write the lanes
+    /// straight from the staged halves, read back exactly as they were stored; a
+    /// copy's loads at other offsets than the stores' stall on forwarding.
+    #[inline(always)]
+    fn copy_lanes(q: &[Self::Out; NR], j: usize, dest: &mut [Self::Out], avx512: bool) {
+        let _ = avx512;
+        small_copy(dest, &q[j..j + dest.len()]);
+    }
 }
 
 impl Epilogue for Output {
@@ -50,6 +60,71 @@ impl Epilogue for Output {
     #[inline(always)]
     fn row(self, acc: &[i32; NR], r: RowTerms, c: ColTerms, out: &mut [u8]) {
         row(acc, r, c, self, out)
+    }
+
+    #[inline(always)]
+    fn copy_lanes(q: &[u8; NR], j: usize, dest: &mut [u8], avx512: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if avx512 && j + dest.len() <= NR {
+            // SAFETY: `avx512` says the CPU has the features; the lanes stored are
+            // `dest`'s (the mask holds `dest.len()` bits from bit `j`).
+            unsafe { masked::bytes(q, j, dest) };
+            return;
+        }
+        let _ = avx512;
+        small_copy(dest, &q[j..j + dest.len()]);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod masked {
+    use std::arch::x86_64::*;
+
+    use super::NR;
+
+    /// The bits of lanes `j..j + n` of a 32-lane row.
+    fn lanes(j: usize, n: usize) -> u32 {
+        let ones = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+        ones << j
+    }
+
+    /// # Safety
+    /// avx512f, avx512bw and avx512vl are available, and `j + dest.len() <= NR`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn bytes(q: &[u8; NR], j: usize, dest: &mut [u8]) {
+        const _: () = assert!(NR == 32);
+        let mask = lanes(j, dest.len());
+        // The row's lane 0 would sit `j` bytes before `dest`; only the masked lanes,
+        // all inside `dest`, are written (masked-off lanes neither write nor fault).
+        let base = dest.as_mut_ptr().wrapping_sub(j);
+        // SAFETY: `q` holds 32 bytes; the stores write `dest`'s bytes only.
+        unsafe {
+            let lo = _mm_loadu_si128(q.as_ptr() as *const __m128i);
+            let hi = _mm_loadu_si128(q.as_ptr().add(16) as *const __m128i);
+            _mm_mask_storeu_epi8(base as *mut i8, mask as __mmask16, lo);
+            _mm_mask_storeu_epi8(
+                base.wrapping_add(16) as *mut i8,
+                (mask >> 16) as __mmask16,
+                hi,
+            );
+        }
+    }
+
+    /// As `bytes`, for f32 lanes.
+    ///
+    /// # Safety
+    /// avx512f is available, and `j + dest.len() <= NR`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn floats(q: &[f32; NR], j: usize, dest: &mut [f32]) {
+        let mask = lanes(j, dest.len());
+        let base = dest.as_mut_ptr().wrapping_sub(j);
+        // SAFETY: as in `bytes`.
+        unsafe {
+            let lo = _mm512_loadu_ps(q.as_ptr());
+            let hi = _mm512_loadu_ps(q.as_ptr().add(16));
+            _mm512_mask_storeu_ps(base, mask as __mmask16, lo);
+            _mm512_mask_storeu_ps(base.wrapping_add(16), (mask >> 16) as __mmask16, hi);
+        }
     }
 }
 
@@ -74,6 +149,18 @@ impl Epilogue for Rescale {
             (false, true) => self.row_with::<false, true>(acc, r, c, out),
             (true, true) => self.row_with::<true, true>(acc, r, c, out),
         }
+    }
+
+    #[inline(always)]
+    fn copy_lanes(q: &[f32; NR], j: usize, dest: &mut [f32], avx512: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if avx512 && j + dest.len() <= NR {
+            // SAFETY: as in `Output::copy_lanes`.
+            unsafe { masked::floats(q, j, dest) };
+            return;
+        }
+        let _ = avx512;
+        small_copy(dest, &q[j..j + dest.len()]);
     }
 }
 
@@ -324,6 +411,27 @@ pub fn finite(multipliers: &[f32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_lanes_writes_exactly_the_lanes_asked_for() {
+        let avx512 = crate::kernels::isa::Isa::Avx512Vnni.available();
+        let q: [u8; NR] = std::array::from_fn(|k| k as u8 + 1);
+        let f: [f32; NR] = std::array::from_fn(|k| k as f32 + 0.5);
+        for j in 0..NR {
+            for n in 0..=NR - j {
+                for fast in [false, avx512] {
+                    let mut out = [0u8; NR + 2];
+                    Output::copy_lanes(&q, j, &mut out[1..1 + n], fast);
+                    assert_eq!(&out[1..1 + n], &q[j..j + n], "j {j} n {n}");
+                    assert!(out[..1].iter().chain(&out[1 + n..]).all(|&v| v == 0));
+                    let mut out = [0f32; NR + 2];
+                    Rescale::copy_lanes(&f, j, &mut out[1..1 + n], fast);
+                    assert_eq!(&out[1..1 + n], &f[j..j + n], "j {j} n {n}");
+                    assert!(out[..1].iter().chain(&out[1 + n..]).all(|&v| v == 0.0));
+                }
+            }
+        }
+    }
 
     /// The reference requantization (`kernels::qlinear`): round, add, then clamp.
     fn reference(acc: i32, m: f32, zp: i32, lo: i64, hi: i64) -> i64 {
