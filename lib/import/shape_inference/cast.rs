@@ -20,7 +20,13 @@ fn cast_to(ctx: &Ctx, to: Option<DType>) -> Inferred {
         (Some(v), Some(to)) => fold_cast(v, to),
         _ => None,
     };
-    Inferred::of(to, ctx.shape(0)).with_value(value)
+    // An integer cast keeps each known element the target type holds.
+    let elements = to
+        .filter(|&t| fold::is_int(t) && t != DType::Bool)
+        .and_then(|_| ctx.elements(0));
+    Inferred::of(to, ctx.shape(0))
+        .with_value(value)
+        .with_elements(elements)
 }
 
 /// The value cast to an integer type. Floats truncate toward zero; a value the target
@@ -98,5 +104,16 @@ mod tests {
         assert_eq!(outs[0].value, None);
         let outs = run(&n, 13, &[Some(In::floats(&[1], &[f32::NAN]))]).unwrap();
         assert_eq!(outs[0].value, None);
+    }
+
+    #[test]
+    fn cast_keeps_the_known_elements_the_target_holds() {
+        let n = N::new("Cast", &["input"], 1).int("to", 6);
+        let shape = In::partial(&[None, Some(1 << 40), Some(5)]);
+        let outs = run(&n, 13, &[Some(shape)]).unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, None, Some(5)]));
+        let to_float = N::new("Cast", &["input"], 1).int("to", 1);
+        let outs = run(&to_float, 13, &[Some(In::partial(&[None, Some(5)]))]).unwrap();
+        assert_eq!(outs[0].partial, None);
     }
 }
