@@ -43,7 +43,7 @@ DEFAULT = [
     ("t5-encoder", "float", False),
     ("t5-encoder", "dynamic", False),
     ("ppocr-cls", "qdq", False),
-    ("smart-turn-v3.2", "shipped", True),
+    ("smart-turn-v3.2", "shipped", False),
     ("ddddocr-common", "float", True),
 ]
 
