@@ -2,8 +2,9 @@
 //! only some are known at import time. Exporters size a reshape with a shape vector
 //! computed at run time, `Concat(Shape(x)[0:1], [400, 6, 64])`; when x has a dynamic
 //! batch, that vector is `[?, 400, 6, 64]`, and its known elements still give the
-//! Reshape result `[?, 400, 6, 64]`, which downstream compilers need static (IREE
-//! miscompiles a transpose of a tensor it cannot see the sizes of).
+//! Reshape result `[?, 400, 6, 64]`. Downstream compilers need those sizes: with
+//! smart-turn's attention reshapes typed `[?,?,?]`, IREE 3.13 wrote an ill-typed
+//! `linalg.transpose` for the permute after them.
 //!
 //! Rules carry these elements beside the fully known `value` (`Inferred::partial`);
 //! a vector whose elements all become known turns into a `value`, so the rules of the
