@@ -90,7 +90,17 @@ fn constant_of_shape<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lo
     let result = b.result_type(0)?;
     let sizes = match result.static_dims() {
         Some(dims) => t.int_list(&dims)?,
-        None => t.list(&int_entries(b, t, 0, "input")?, "int")?,
+        None => {
+            // Sizes the result type knows (a shape known in part) are constants, as in
+            // Reshape, so torch-mlir infers the same type; the rest are read.
+            let mut entries = int_entries(b, t, 0, "input")?;
+            for (e, d) in entries.iter_mut().zip(result.shape.iter().flatten()) {
+                if let Some(n) = d {
+                    *e = t.int(*n)?;
+                }
+            }
+            t.list(&entries, "int")?
+        }
     };
     let fill = if dtype.is_float() {
         t.float(value)?

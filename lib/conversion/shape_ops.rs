@@ -104,6 +104,10 @@ fn reshape<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 
 /// `aten.reshape` to a list of ints: the result's sizes when they are all known (as
 /// torch-mlir does), else the constant shape with ONNX's 0 ("copy the input's
 /// dimension") resolved, else the shape tensor read element by element at run time.
+/// There, a size the result type knows (shape inference found it in a shape vector
+/// known in part, or the model declares it) is written as that constant, so the list
+/// gives the result type torch-mlir's own shape refinement infers, and downstream
+/// compilers see the static sizes in the op, not only in its type.
 fn lower_reshape<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
@@ -133,7 +137,10 @@ fn lower_reshape<'c, 'a>(
             }
             t.list(&elements, "int")?
         }
-        None => runtime_shape(b, t, x, &x_type, allow_zero)?,
+        None => {
+            let known = result.shape.clone().unwrap_or_default();
+            runtime_shape(b, t, x, &x_type, &known, allow_zero)?
+        }
     };
     Ok(vec![t.aten_tensor("reshape", &[x, list], &result)?])
 }
@@ -193,12 +200,14 @@ fn check_reshape(shape: &[i64], x_type: &TensorType, allow_zero: bool) -> Result
 
 /// The shape tensor as a `!torch.list<int>` read at run time, like torch-mlir: each
 /// entry is `item(select(shape, 0, i))`, and unless zeros are literal an entry `s`
-/// below the input's rank becomes `s + (s == 0) * size(data, i)`.
+/// below the input's rank becomes `s + (s == 0) * size(data, i)`. An entry whose size
+/// the result type knows (`known`) is that constant instead.
 fn runtime_shape<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
     x_type: &TensorType,
+    known: &[Dim],
     allow_zero: bool,
 ) -> Result<Value<'c, 'a>> {
     let shape = b.input(1, "shape")?;
@@ -225,6 +234,10 @@ fn runtime_shape<'c, 'a>(
     let zero = t.int(0)?;
     let mut elements = Vec::new();
     for i in 0..len {
+        if let Some(Some(n)) = usize::try_from(i).ok().and_then(|i| known.get(i)) {
+            elements.push(t.int(*n)?);
+            continue;
+        }
         let at = t.int(i)?;
         let picked = t.aten_tensor("select.int", &[shape, zero, at], &element)?;
         let s = t.item_int(picked)?;

@@ -20,7 +20,7 @@ use super::meta::function_attributes;
 use super::shape_inference::{self, InferInput};
 use super::value_types::declared_type;
 use crate::dialect::ops;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::node_label;
 use crate::onnx::proto::{GraphProto, NodeProto};
 use crate::onnx::tensor::{self, TensorData};
@@ -35,6 +35,8 @@ fn element_types_differ(a: &TensorType, b: &TensorType) -> bool {
 struct Known {
     ty: TensorType,
     value: Option<TensorData>,
+    /// Some elements of a small integer vector (`Inferred::partial`).
+    partial: Option<Vec<Dim>>,
 }
 
 /// Imports the model's graph as one `func.func`. A declared shape (value_info or graph
@@ -64,7 +66,14 @@ pub fn import_graph<'c>(
         }
         arg_types.push(ops::tensor_type(context, &ty)?);
         arg_names.push(input.name.as_str());
-        known.insert(&input.name, Known { ty, value: None });
+        known.insert(
+            &input.name,
+            Known {
+                ty,
+                value: None,
+                partial: None,
+            },
+        );
     }
     for (name, data) in &initializers {
         let mut ty = TensorType::known(data.dtype, &data.dims);
@@ -85,6 +94,7 @@ pub fn import_graph<'c>(
             Known {
                 ty,
                 value: Some(data.clone()),
+                partial: None,
             },
         );
     }
@@ -257,6 +267,7 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 known.get(name.as_str()).map(|k| InferInput {
                     ty: &k.ty,
                     value: k.value.as_ref(),
+                    partial: k.partial.as_deref(),
                 })
             })
             .collect();
@@ -293,6 +304,7 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 Known {
                     ty,
                     value: inf.value,
+                    partial: inf.partial,
                 },
             ));
         }

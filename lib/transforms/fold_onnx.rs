@@ -69,6 +69,7 @@ pub(super) fn fold<'c, 'a>(
             Some(InferInput {
                 ty: t.as_ref()?,
                 value: v.as_ref(),
+                partial: None,
             })
         })
         .collect();

@@ -31,22 +31,25 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # The (model, form, static) cases `cargo test --test downstream` compiles, chosen so the
 # test adds a few minutes on two cores (IREE's compile of a whole network takes tens of
 # CPU seconds). `static`: the model's dynamic input dimensions are fixed to the shapes it
-# runs at (a copy of the model with those graph input dimensions set), because IREE 3.13
-# cannot compile the dynamic form (the README's "Known not to work"). Left out for time:
-# the detectors (ddddocr-det, ppocr-det, yolov8n-320: minutes of IREE compile each, and
-# YOLOv8n does not compile) and the larger forms of ppocr-cls. ddddocr-common's LSTM,
-# float or DynamicQuantizeLSTM (its dynamic form and ddddocr-common-old), is a
-# torch.prim.Loop in the torch form (expand_recurrent/).
+# runs at (a copy of the model with those graph input dimensions set), for a model whose
+# dynamic form IREE 3.13 cannot compile (the README's "Known not to work"). Smart-turn's
+# dynamic batch and ddddocr-common's dynamic width needed it until shape inference
+# carried shape vectors known in part (import/shape_inference/partial.rs). Left out for time:
+# the detectors (ddddocr-det, ppocr-det, yolov8n-320: minutes of IREE compile each;
+# YOLOv8n's dynamic form does not compile, and its static QDQ form is 9.7e-3 from qlower
+# in relative L2, too near the 1e-2 bound) and the larger forms of ppocr-cls.
+# ddddocr-common's LSTM, float or DynamicQuantizeLSTM (its dynamic form and
+# ddddocr-common-old), is a torch.prim.Loop in the torch form (expand_recurrent/).
 # `--all-real-forms` runs every form of the manifest as shipped or quantized, with its
 # dynamic dimensions.
 DEFAULT = [
     ("t5-encoder", "float", False),
     ("t5-encoder", "dynamic", False),
     ("ppocr-cls", "qdq", False),
-    ("smart-turn-v3.2", "shipped", True),
-    ("ddddocr-common", "float", True),
-    ("ddddocr-common", "dynamic", True),
-    ("ddddocr-common-old", "shipped", True),
+    ("smart-turn-v3.2", "shipped", False),
+    ("ddddocr-common", "float", False),
+    ("ddddocr-common", "dynamic", False),
+    ("ddddocr-common-old", "shipped", False),
 ]
 
 

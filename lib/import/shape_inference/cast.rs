@@ -1,4 +1,6 @@
-//! Cast and CastLike; casts of small constants to integer types are folded.
+//! Cast and CastLike; casts of small constants to integer types are folded, and so are
+//! casts of small integers to float32 and float64 that are exact (a size taken by Shape
+//! and cast to float for Range, as YOLOv8's anchor grid does).
 
 use super::ctx::Ctx;
 use super::{Inferred, fold, int_arith};
@@ -20,12 +22,51 @@ fn cast_to(ctx: &Ctx, to: Option<DType>) -> Inferred {
         (Some(v), Some(to)) => fold_cast(v, to),
         _ => None,
     };
-    Inferred::of(to, ctx.shape(0)).with_value(value)
+    // An integer cast keeps each known element the target type holds.
+    let elements = to
+        .filter(|&t| fold::is_int(t) && t != DType::Bool)
+        .and_then(|_| ctx.elements(0));
+    Inferred::of(to, ctx.shape(0))
+        .with_value(value)
+        .with_elements(elements)
+}
+
+/// Integers of at most this magnitude are exact in float32 (2^24); float64 holds all
+/// of them up to 2^53.
+const EXACT_F32: i64 = 1 << 24;
+const EXACT_F64: i64 = 1 << 53;
+
+/// An integer value cast to float32 or float64, when every element converts exactly.
+fn fold_to_float(v: &TensorData, to: DType) -> Option<TensorData> {
+    let v = fold::small(v)?;
+    if v.dtype == DType::U64 {
+        return None;
+    }
+    let vals = fold::decode_ints(v)?;
+    let bytes: Vec<u8> = match to {
+        DType::F32 if vals.iter().all(|x| (-EXACT_F32..=EXACT_F32).contains(x)) => vals
+            .iter()
+            .flat_map(|&x| (x as f32).to_le_bytes())
+            .collect(),
+        DType::F64 if vals.iter().all(|x| (-EXACT_F64..=EXACT_F64).contains(x)) => vals
+            .iter()
+            .flat_map(|&x| (x as f64).to_le_bytes())
+            .collect(),
+        _ => return None,
+    };
+    Some(TensorData {
+        dtype: to,
+        dims: v.dims.clone(),
+        bytes: bytes.into(),
+    })
 }
 
 /// The value cast to an integer type. Floats truncate toward zero; a value the target
 /// cannot hold (whose cast ONNX leaves undefined) stops the fold.
 fn fold_cast(v: &TensorData, to: DType) -> Option<TensorData> {
+    if matches!(to, DType::F32 | DType::F64) && fold::is_int(v.dtype) {
+        return fold_to_float(v, to);
+    }
     if !fold::is_int(to) || fold::count_of(&v.dims)? > fold::LIMIT {
         return None;
     }
@@ -98,5 +139,36 @@ mod tests {
         assert_eq!(outs[0].value, None);
         let outs = run(&n, 13, &[Some(In::floats(&[1], &[f32::NAN]))]).unwrap();
         assert_eq!(outs[0].value, None);
+    }
+
+    #[test]
+    fn cast_of_small_integers_to_float_is_folded_when_exact() {
+        let n = N::new("Cast", &["input"], 1).int("to", 1);
+        let outs = run(&n, 13, &[Some(In::ints(&[], &[40]))]).unwrap();
+        let v = outs[0].value.as_ref().and_then(|v| v.to_f64_vec());
+        assert_eq!(v, Some(vec![40.0]));
+        assert_eq!(outs[0].value.as_ref().map(|v| v.dtype), Some(DType::F32));
+        let outs = run(&n, 13, &[Some(In::ints(&[2], &[-3, (1 << 24) + 1]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+        let outs = run(&n, 13, &[Some(In::ints(&[1], &[i64::MIN]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+        let to_f64 = N::new("Cast", &["input"], 1).int("to", 11);
+        let outs = run(&to_f64, 13, &[Some(In::ints(&[1], &[(1 << 24) + 1]))]).unwrap();
+        let v = outs[0].value.as_ref().and_then(|v| v.to_f64_vec());
+        assert_eq!(v, Some(vec![16_777_217.0]));
+        let to_f16 = N::new("Cast", &["input"], 1).int("to", 10);
+        let outs = run(&to_f16, 13, &[Some(In::ints(&[], &[40]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+    }
+
+    #[test]
+    fn cast_keeps_the_known_elements_the_target_holds() {
+        let n = N::new("Cast", &["input"], 1).int("to", 6);
+        let shape = In::partial(&[None, Some(1 << 40), Some(5)]);
+        let outs = run(&n, 13, &[Some(shape)]).unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, None, Some(5)]));
+        let to_float = N::new("Cast", &["input"], 1).int("to", 1);
+        let outs = run(&to_float, 13, &[Some(In::partial(&[None, Some(5)]))]).unwrap();
+        assert_eq!(outs[0].partial, None);
     }
 }

@@ -24,7 +24,24 @@ fn concat(ctx: &Ctx) -> Result<Vec<Inferred>> {
         .as_ref()
         .and_then(|s| dims::axis(axis, s.len(), "").ok())
         .and_then(|a| fold_values(ctx, n, a));
-    Ok(vec![Inferred::of(dtype, shape).with_value(value)])
+    Ok(vec![
+        Inferred::of(dtype, shape)
+            .with_value(value)
+            .with_elements(concat_elements(ctx, n)),
+    ])
+}
+
+/// Vectors of which some elements are known, one after the other: a shape vector
+/// built from a dynamic dimension and constants.
+fn concat_elements(ctx: &Ctx, n: usize) -> Option<Vec<Dim>> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        if ctx.rank(i)? != 1 {
+            return None;
+        }
+        out.extend(ctx.elements(i)?);
+    }
+    Some(out)
 }
 
 /// The concatenation along `axis` of `inputs`, given as (input index, name).
@@ -182,5 +199,48 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out_ints(&outs, 0), Some(vec![1, 3, 4, 2, 5, 6]));
+    }
+
+    #[test]
+    fn concat_carries_partly_known_vectors() {
+        let n = N::new("Concat", &["a", "b", "c"], 1).int("axis", 0);
+        let outs = run(
+            &n,
+            13,
+            &[
+                Some(In::new(DType::I64, &[1])),
+                Some(In::ints(&[1], &[400])),
+                Some(In::ints(&[2], &[6, 64])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(outs[0].ty, ty(DType::I64, &[4]));
+        assert_eq!(
+            outs[0].partial,
+            Some(vec![None, Some(400), Some(6), Some(64)])
+        );
+        // An input of which nothing is known is as many unknown elements.
+        let outs = run(
+            &n,
+            13,
+            &[
+                Some(In::new(DType::I64, &[1])),
+                Some(In::ints(&[1], &[2])),
+                Some(In::new(DType::I64, &[2])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, Some(2), None, None]));
+        let outs = run(
+            &n,
+            13,
+            &[
+                Some(In::new(DType::I64, &[1])),
+                Some(In::ints(&[1], &[2])),
+                Some(In::new(DType::I64, &[-1])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(outs[0].partial, None);
     }
 }

@@ -5,7 +5,7 @@ use bytes::Bytes;
 
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
-use super::{Inferred, fold};
+use super::{Inferred, expand, fold};
 use crate::onnx::dtype::DType;
 use crate::onnx::proto::TensorProto;
 use crate::onnx::tensor::{self, TensorData};
@@ -81,8 +81,9 @@ fn constant_of_shape(ctx: &Ctx) -> Result<Vec<Inferred>> {
     };
     let dtype = fill.ty.dtype;
     let Some(target) = ctx.ints(0) else {
-        let rank = dims::vector_len(ctx.shape(0));
-        return Ok(vec![Inferred::of(dtype, rank.map(|r| vec![None; r]))]);
+        // Known in part, or only its length: the sizes it knows.
+        let shape = expand::shape_input(ctx, 0, "input 'input'")?;
+        return Ok(vec![Inferred::of(dtype, shape)]);
     };
     if let Some(bad) = target.iter().find(|&&d| d < 0) {
         bail!("input 'input' holds {bad}, but sizes must be 0 or more");
@@ -180,6 +181,10 @@ mod tests {
         let outs = run(&plain, 13, &[Some(In::new(DType::I64, &[3]))]).unwrap();
         assert_eq!(outs[0].ty, ty(DType::F32, &[-1, -1, -1]));
         let e = err(&plain, 13, &[Some(In::ints(&[1], &[-2]))]);
+        assert_eq!(e, "input 'input' holds -2, but sizes must be 0 or more");
+        let outs = run(&plain, 13, &[Some(In::partial(&[None, Some(6)]))]).unwrap();
+        assert_eq!(outs[0].ty, ty(DType::F32, &[-1, 6]));
+        let e = err(&plain, 13, &[Some(In::partial(&[None, Some(-2)]))]);
         assert_eq!(e, "input 'input' holds -2, but sizes must be 0 or more");
     }
 }

@@ -144,6 +144,7 @@ impl Inferred {
         Inferred {
             ty: TensorType { dtype, shape },
             value: None,
+            partial: None,
         }
     }
 

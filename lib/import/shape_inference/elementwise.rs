@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::ctx::Ctx;
-use super::{Inferred, broadcast, int_arith};
+use super::{Inferred, broadcast, int_arith, partial};
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
 use crate::ops::Registry;
@@ -66,7 +66,16 @@ fn binary(ctx: &Ctx, names: [&str; 2], comparison: bool) -> Result<Vec<Inferred>
         (Some(a), Some(b)) if ctx.opset >= 7 => int_arith::binary(ctx.node.op_type, a, b),
         _ => None,
     };
-    Ok(vec![Inferred::of(dtype, shape).with_value(value)])
+    // Shape arithmetic on a partly known shape (`shape * [1, 2]`): elementwise.
+    let elements = match (ctx.elements(0), ctx.elements(1)) {
+        (Some(a), Some(b)) if ctx.opset >= 7 => partial::binary(ctx.node.op_type, &a, &b),
+        _ => None,
+    };
+    Ok(vec![
+        Inferred::of(dtype, shape)
+            .with_value(value)
+            .with_elements(elements),
+    ])
 }
 
 /// Pow's exponent may have another type; the result has the base's.
@@ -225,6 +234,21 @@ mod tests {
             &[Some(In::ints(&[2], &[3, 4])), Some(In::ints(&[], &[2]))],
         );
         assert_eq!(out_ints(&outs.unwrap(), 0), Some(vec![6, 8]));
+    }
+
+    #[test]
+    fn arithmetic_on_a_partly_known_shape_is_elementwise() {
+        let n = N::new("Mul", &["a", "b"], 1);
+        let shape = || Some(In::partial(&[None, Some(400), Some(384)]));
+        let outs = run(&n, 14, &[shape(), Some(In::ints(&[], &[2]))]).unwrap();
+        assert_eq!(outs[0].ty, ty(DType::I64, &[3]));
+        assert_eq!(outs[0].partial, Some(vec![None, Some(800), Some(768)]));
+        let n = N::new("Div", &["a", "b"], 1);
+        let outs = run(&n, 14, &[shape(), Some(In::ints(&[3], &[1, 1, 6]))]).unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, Some(400), Some(64)]));
+        let n = N::new("Mod", &["a", "b"], 1);
+        let outs = run(&n, 14, &[shape(), Some(In::ints(&[], &[7]))]).unwrap();
+        assert_eq!(outs[0].partial, None);
     }
 
     #[test]

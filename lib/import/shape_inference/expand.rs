@@ -14,14 +14,18 @@ pub(crate) fn register(r: &mut Registry) {
     r.infer_ops(&["Tile"], 1, tile);
 }
 
-/// A shape-like input as dims: its values when constant, else as many unknown dims
-/// as its length says.
-fn shape_input(ctx: &Ctx, i: usize, what: &str) -> Result<Option<Vec<Dim>>> {
-    if let Some(v) = ctx.ints(i) {
-        if let Some(bad) = v.iter().find(|&&d| d < 0) {
+/// A shape-like input as dims: its values when constant, the elements known of them
+/// when partly known, else as many unknown dims as its length says.
+pub(super) fn shape_input(ctx: &Ctx, i: usize, what: &str) -> Result<Option<Vec<Dim>>> {
+    let known = match ctx.ints(i) {
+        Some(v) => Some(dims::static_dims(&v)),
+        None => ctx.elements(i).filter(|_| ctx.rank(i) == Some(1)),
+    };
+    if let Some(v) = known {
+        if let Some(bad) = v.iter().flatten().find(|&&d| d < 0) {
             bail!("{what} holds {bad}, but sizes must be 0 or more");
         }
-        return Ok(Some(dims::static_dims(&v)));
+        return Ok(Some(v));
     }
     Ok(dims::vector_len(ctx.shape(i)).map(|n| vec![None; n]))
 }
@@ -86,6 +90,12 @@ mod tests {
             Some(In::new(DType::I64, &[2])),
         ];
         assert_eq!(out_ty(&n, 13, &ins), ty(DType::F32, &[3, -1]));
+        // A target known in part: a dynamic batch, then known sizes.
+        let ins = [
+            Some(In::new(DType::F32, &[1, 1, 64])),
+            Some(In::partial(&[None, Some(6), Some(1)])),
+        ];
+        assert_eq!(out_ty(&n, 13, &ins), ty(DType::F32, &[-1, 6, 64]));
         let ins = [Some(In::new(DType::F32, &[3])), Some(In::ints(&[1], &[4]))];
         assert_eq!(
             err(&n, 13, &ins),

@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
-use super::{Inferred, fold};
+use super::{Inferred, fold, partial};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
 use crate::ops::Registry;
@@ -46,11 +46,21 @@ fn gather(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let mut shape: Vec<Dim> = data.get(..a).unwrap_or_default().to_vec();
     shape.extend(&idx_shape);
     shape.extend(data.get(a + 1..).unwrap_or_default());
-    let value = match (ctx.value(0), ctx.value(1), indices) {
-        (Some(v), Some(iv), Some(indices)) => fold_values(v, a, &iv.dims, &indices),
+    let value = match (ctx.value(0), ctx.value(1), &indices) {
+        (Some(v), Some(iv), Some(indices)) => fold_values(v, a, &iv.dims, indices),
         _ => None,
     };
-    Ok(vec![Inferred::of(dtype, Some(shape)).with_value(value)])
+    // From a vector only partly known (a shape with a dynamic dimension), the picked
+    // elements are known where the vector's are.
+    let elements = match (ctx.elements(0), indices) {
+        (Some(e), Some(indices)) if data.len() == 1 => partial::pick(&e, indices),
+        _ => None,
+    };
+    Ok(vec![
+        Inferred::of(dtype, Some(shape))
+            .with_value(value)
+            .with_elements(elements),
+    ])
 }
 
 /// GatherND: `indices[..., k]` picks slices of data's dimensions after the first
@@ -158,6 +168,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out_ints(&outs, 0), Some(vec![5, 6, 1, 2]));
+    }
+
+    #[test]
+    fn gather_picks_known_elements_of_a_partial_shape() {
+        let n = N::new("Gather", &["data", "indices"], 1);
+        let shape = || Some(In::partial(&[None, Some(400), Some(6), Some(64)]));
+        let outs = run(&n, 13, &[shape(), Some(In::ints(&[4], &[0, 2, 1, 3]))]).unwrap();
+        assert_eq!(outs[0].value, None);
+        assert_eq!(
+            outs[0].partial,
+            Some(vec![None, Some(6), Some(400), Some(64)])
+        );
+        // One known element is a value again.
+        let outs = run(&n, 13, &[shape(), Some(In::ints(&[], &[-3]))]).unwrap();
+        assert_eq!(outs[0].ty, ty(DType::I64, &[]));
+        assert_eq!(out_ints(&outs, 0), Some(vec![400]));
+        let outs = run(&n, 13, &[shape(), Some(In::ints(&[1], &[0]))]).unwrap();
+        assert_eq!(
+            (outs[0].value.clone(), outs[0].partial.clone()),
+            (None, None)
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub(super) fn fits(dtype: DType, v: i64) -> bool {
     (lo..=hi).contains(&v)
 }
 
-fn binary_fn(op: &str) -> Option<fn(i64, i64) -> Option<i64>> {
+pub(super) fn binary_fn(op: &str) -> Option<fn(i64, i64) -> Option<i64>> {
     Some(match op {
         "Add" => i64::checked_add,
         "Sub" => i64::checked_sub,

@@ -30,6 +30,7 @@ mod layout;
 mod matmul;
 mod normalization;
 mod pad;
+mod partial;
 mod quantization;
 mod range;
 mod recurrent;
@@ -48,7 +49,7 @@ mod window;
 
 use anyhow::Result;
 
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
 
@@ -62,6 +63,9 @@ use crate::ops::Registry;
 pub struct InferInput<'a> {
     pub ty: &'a TensorType,
     pub value: Option<&'a TensorData>,
+    /// The elements of an integer tensor of rank 0 or 1 whose value is only partly
+    /// known, each known or not (`Inferred::partial`).
+    pub partial: Option<&'a [Dim]>,
 }
 
 /// What inference found for one output: its type, and its value when it can be computed
@@ -70,6 +74,11 @@ pub struct InferInput<'a> {
 pub struct Inferred {
     pub ty: TensorType,
     pub value: Option<TensorData>,
+    /// When `value` is not known but some elements of a rank-0 or rank-1 integer result
+    /// are: the shape vector `[?, 400, 6, 64]` that Shape of a tensor with a dynamic
+    /// batch, Gather and Concat with constants make. Reshape, Expand and
+    /// ConstantOfShape take their known dimensions from it.
+    pub partial: Option<Vec<Dim>>,
 }
 
 /// Infers the outputs of the ONNX `node` (default domain `""` or another domain such
@@ -167,7 +176,13 @@ mod tests {
         let step = |node: &N, inputs: &[(&TensorType, Option<&TensorData>)]| {
             let refs: Vec<Option<InferInput>> = inputs
                 .iter()
-                .map(|&(ty, value)| Some(InferInput { ty, value }))
+                .map(|&(ty, value)| {
+                    Some(InferInput {
+                        ty,
+                        value,
+                        partial: None,
+                    })
+                })
                 .collect();
             infer(&node.0, "", 13, &refs).unwrap().remove(0)
         };
@@ -248,6 +263,7 @@ mod tests {
                 dims: vec![huge, 0],
                 bytes: vec![0u8; 16].into(),
             }),
+            partial: None,
         };
         for op in OPS {
             let node = N::new(op, &["a", "b", "c", "d", "e"], 2)
@@ -267,6 +283,69 @@ mod tests {
                 let outs = run(&node, opset, &inputs);
                 assert!(outs.is_err() || outs.is_ok_and(|o| o.len() == 2), "{op}");
             }
+            // Partly known vectors with extreme elements, and one whose elements do not
+            // match its declared length.
+            let mut short = In::partial(&[None, Some(i64::MAX)]);
+            short.ty = ty(DType::I64, &[5]);
+            let inputs = [
+                Some(In::partial(&[
+                    None,
+                    Some(i64::MIN),
+                    Some(-1),
+                    Some(i64::MAX),
+                ])),
+                Some(In::partial(&[Some(i64::MAX), None, Some(0)])),
+                Some(short),
+                Some(In::partial(&[None, Some(-1)])),
+                Some(In::partial(&[Some(-5), None])),
+            ];
+            for opset in [13, 21] {
+                let outs = run(&node, opset, &inputs);
+                assert!(outs.is_err() || outs.is_ok_and(|o| o.len() == 2), "{op}");
+            }
         }
+    }
+
+    /// Smart-turn's attention reshape with a dynamic batch: the shape vector is
+    /// `Concat(Shape(x)[0:1], [400, 6, 64])`, partly known, and Reshape takes its known
+    /// sizes; Transpose then has them too.
+    #[test]
+    fn a_partly_known_shape_chains_into_a_partly_static_reshape() {
+        let n = |op: &str, inputs: &[&str]| N::new(op, inputs, 1);
+        let shape = run(
+            &n("Shape", &["x"]).int("end", 1),
+            18,
+            &[Some(In::new(DType::F32, &[-1, 400, 384]))],
+        )
+        .unwrap()
+        .remove(0);
+        let batch = In {
+            ty: shape.ty,
+            value: shape.value,
+            partial: shape.partial,
+        };
+        let target = run(
+            &n("Concat", &["batch", "sizes"]).int("axis", 0),
+            18,
+            &[Some(batch), Some(In::ints(&[3], &[400, 6, 64]))],
+        )
+        .unwrap()
+        .remove(0);
+        assert_eq!(
+            target.partial,
+            Some(vec![None, Some(400), Some(6), Some(64)])
+        );
+        let target = In {
+            ty: target.ty,
+            value: target.value,
+            partial: target.partial,
+        };
+        let y = run(
+            &n("Reshape", &["x", "target"]),
+            18,
+            &[Some(In::new(DType::F32, &[-1, 400, 384])), Some(target)],
+        )
+        .unwrap();
+        assert_eq!(y[0].ty, ty(DType::F32, &[-1, 400, 6, 64]));
     }
 }

@@ -16,11 +16,16 @@ pub(crate) fn register(r: &mut Registry) {
 
 fn reshape(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let dtype = ctx.dtype(0);
-    // Before opset 5 the target was the `shape` attribute.
+    // Before opset 5 the target was the `shape` attribute. A target known only in part
+    // (a shape vector with a dynamic batch) sizes what it knows.
     let target = if ctx.opset < 5 {
-        ctx.attrs().optional_ints("shape")?
+        ctx.attrs()
+            .optional_ints("shape")?
+            .map(|t| dims::static_dims(&t))
     } else {
         ctx.ints(1)
+            .map(|t| dims::static_dims(&t))
+            .or_else(|| ctx.elements(1).filter(|_| ctx.rank(1) == Some(1)))
     };
     let Some(target) = target else {
         // Unknown target: only its length, the output rank, may be known.
@@ -33,16 +38,35 @@ fn reshape(ctx: &Ctx) -> Result<Vec<Inferred>> {
         (Some(v), Some(d)) => fold::reshaped(v, d),
         _ => None,
     };
-    Ok(vec![Inferred::of(dtype, Some(shape)).with_value(value)])
+    Ok(vec![
+        Inferred::of(dtype, Some(shape))
+            .with_value(value)
+            .with_elements(ctx.elements(0)),
+    ])
 }
 
-/// Resolves a Reshape target against the input shape (when known).
-fn target_shape(input: Option<Vec<Dim>>, target: &[i64], allow_zero: bool) -> Result<Vec<Dim>> {
+/// `[4, -1, ?]`: a target in messages, `?` for an element known only at run time.
+fn fmt_target(target: &[Dim]) -> String {
+    let parts: Vec<String> = target
+        .iter()
+        .map(|d| d.map_or_else(|| "?".to_string(), |n| n.to_string()))
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Resolves a Reshape target against the input shape (when known). An element of the
+/// target known only at run time (`None`) leaves that dimension unknown, and since it
+/// may be the -1 or a 0, no dimension is inferred and no count checked beside it.
+fn target_shape(input: Option<Vec<Dim>>, target: &[Dim], allow_zero: bool) -> Result<Vec<Dim>> {
     let mut out: Vec<Dim> = Vec::with_capacity(target.len());
     // Input dimensions not carried over by a 0; only they size the -1.
     let mut remaining: Option<Vec<Dim>> = input.clone();
     let mut infer_at = None;
     for (i, &t) in target.iter().enumerate() {
+        let Some(t) = t else {
+            out.push(None);
+            continue;
+        };
         match t {
             0 if !allow_zero => {
                 let copied = match &input {
@@ -74,7 +98,10 @@ fn target_shape(input: Option<Vec<Dim>>, target: &[i64], allow_zero: bool) -> Re
             t => out.push(Some(t)),
         }
     }
-    let copied: Vec<bool> = target.iter().map(|&t| t == 0 && !allow_zero).collect();
+    let copied: Vec<bool> = target
+        .iter()
+        .map(|&t| t == Some(0) && !allow_zero)
+        .collect();
     let rest: Vec<Dim> = out
         .iter()
         .zip(&copied)
@@ -91,7 +118,8 @@ fn target_shape(input: Option<Vec<Dim>>, target: &[i64], allow_zero: bool) -> Re
                     return Ok(out);
                 }
                 bail!(
-                    "input 'shape' {target:?} cannot be filled from input 'data' {}",
+                    "input 'shape' {} cannot be filled from input 'data' {}",
+                    fmt_target(target),
                     fmt_shape(input.as_deref().unwrap_or_default())
                 );
             }
@@ -100,7 +128,8 @@ fn target_shape(input: Option<Vec<Dim>>, target: &[i64], allow_zero: bool) -> Re
             }
         }
         (None, Some(have), Some(want)) if have != want => bail!(
-            "input 'shape' {target:?} has {want} elements, but input 'data' {} has {have}",
+            "input 'shape' {} has {want} elements, but input 'data' {} has {have}",
+            fmt_target(target),
             fmt_shape(input.as_deref().unwrap_or_default())
         ),
         _ => {}
@@ -156,6 +185,54 @@ mod tests {
         assert_eq!(out[0].ty, ty(DType::F32, &[-1, 12]));
         let out = reshape(In::new(DType::F32, &[-1, 3, 4]), &[-1, 6]).unwrap();
         assert_eq!(out[0].ty, ty(DType::F32, &[-1, 6]));
+    }
+
+    fn reshape_to(
+        data: In,
+        target: &[Option<i64>],
+        allow_zero: i64,
+    ) -> crate::dialect::types::TensorType {
+        let n = N::new("Reshape", &["data", "shape"], 1).int("allowzero", allow_zero);
+        out_ty(&n, 14, &[Some(data), Some(In::partial(target))])
+    }
+
+    /// Smart-turn's attention: `Concat(Shape(x)[0:1], [400, 6, 64])` with x's batch
+    /// dynamic sizes every dimension but the batch.
+    #[test]
+    fn reshape_to_a_partly_known_target_keeps_its_known_sizes() {
+        let x = || In::new(DType::F32, &[-1, 400, 384]);
+        let t = reshape_to(x(), &[None, Some(400), Some(6), Some(64)], 0);
+        assert_eq!(t, ty(DType::F32, &[-1, 400, 6, 64]));
+        // A known 0 still copies, and a known -1 next to an unknown element stays
+        // unknown: the unknown one may be the batch or not.
+        let t = reshape_to(x(), &[None, Some(0), Some(-1)], 0);
+        assert_eq!(t, ty(DType::F32, &[-1, 400, -1]));
+        let t = reshape_to(x(), &[Some(0), None, Some(6), Some(64)], 1);
+        assert_eq!(t, ty(DType::F32, &[0, -1, 6, 64]));
+        let n = N::new("Reshape", &["data", "shape"], 1);
+        let e = err(
+            &n,
+            14,
+            &[Some(x()), Some(In::partial(&[None, Some(-1), Some(-1)]))],
+        );
+        assert_eq!(e, "input 'shape' holds -1 more than once");
+        let e = err(&n, 14, &[Some(x()), Some(In::partial(&[None, Some(-2)]))]);
+        assert_eq!(e, "input 'shape' holds -2, but sizes must be -1 or more");
+    }
+
+    #[test]
+    fn reshape_of_a_partly_known_vector_keeps_its_elements() {
+        let n = N::new("Reshape", &["data", "shape"], 1);
+        let outs = run(
+            &n,
+            14,
+            &[
+                Some(In::partial(&[None, Some(4)])),
+                Some(In::ints(&[1], &[-1])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, Some(4)]));
     }
 
     #[test]

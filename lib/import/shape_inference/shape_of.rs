@@ -39,8 +39,11 @@ fn shape(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let selected = input.get(s..e).unwrap_or_default();
     let len = rank_i64(selected.len());
     let value = dims::known(selected).and_then(|d| fold::encode_ints(DType::I64, vec![len], &d));
+    // With a dynamic dimension, the others are still known elements.
     Ok(vec![
-        Inferred::of(Some(DType::I64), Some(vec![Some(len)])).with_value(value),
+        Inferred::of(Some(DType::I64), Some(vec![Some(len)]))
+            .with_value(value)
+            .with_elements(Some(selected.to_vec())),
     ])
 }
 
@@ -66,6 +69,7 @@ mod tests {
         let outs = run(&n, 13, &[Some(In::new(DType::F32, &[-1, 3]))]).unwrap();
         assert_eq!(outs[0].ty, ty(DType::I64, &[2]));
         assert_eq!(outs[0].value, None);
+        assert_eq!(outs[0].partial, Some(vec![None, Some(3)]));
     }
 
     #[test]
@@ -74,6 +78,9 @@ mod tests {
         let outs = run(&n, 15, &[Some(In::new(DType::F32, &[-1, 3, 4, -1]))]).unwrap();
         assert_eq!(outs[0].ty, ty(DType::I64, &[2]));
         assert_eq!(out_ints(&outs, 0), Some(vec![3, 4]));
+        let n = N::new("Shape", &["data"], 1).int("end", 2);
+        let outs = run(&n, 15, &[Some(In::new(DType::F32, &[-1, 3, 4, -1]))]).unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, Some(3)]));
         let n = N::new("Shape", &["data"], 1).int("start", 10);
         let outs = run(&n, 15, &[Some(In::new(DType::F32, &[2]))]).unwrap();
         assert_eq!(outs[0].ty, ty(DType::I64, &[0]));

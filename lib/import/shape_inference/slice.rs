@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 
 use super::ctx::Ctx;
 use super::dims;
-use super::{Inferred, fold};
+use super::{Inferred, fold, partial};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
 use crate::ops::Registry;
@@ -160,7 +160,26 @@ fn slice(ctx: &Ctx) -> Result<Vec<Inferred>> {
         .map(|p| p.and_then(|(_, c, _)| i64::try_from(c).ok()))
         .collect();
     let value = ctx.value(0).and_then(|v| fold_values(v, &picks));
-    Ok(vec![Inferred::of(dtype, Some(shape)).with_value(value)])
+    Ok(vec![
+        Inferred::of(dtype, Some(shape))
+            .with_value(value)
+            .with_elements(slice_elements(ctx, &picks)),
+    ])
+}
+
+/// The selected elements of a partly known vector (the trailing sizes of a shape
+/// whose batch is dynamic, say).
+fn slice_elements(ctx: &Ctx, picks: &[Option<(i128, i128, i128)>]) -> Option<Vec<Dim>> {
+    let [Some((first, count, step))] = picks else {
+        return None;
+    };
+    if *count > i128::try_from(fold::LIMIT).ok()? {
+        return None;
+    }
+    let indices = (0..*count)
+        .map(|j| i64::try_from(first + j * step).ok())
+        .collect::<Option<Vec<i64>>>()?;
+    partial::pick(&ctx.elements(0)?, indices)
 }
 
 /// The selected elements of a small integer value, in row-major order.
@@ -260,6 +279,22 @@ mod tests {
             &[-2],
         );
         assert_eq!(out_ints(&out, 0), Some(vec![14, 12]));
+    }
+
+    /// Smart-turn's attention takes the trailing sizes of a shape whose batch is
+    /// dynamic: `shape[-2:-1]` is known, `shape[:-2]` is not all known.
+    #[test]
+    fn slice_of_a_partly_known_shape() {
+        let shape = || In::partial(&[None, Some(6), Some(400), Some(64)]);
+        let out = slice(shape(), &[-2], &[-1], &[0], &[1]);
+        assert_eq!(out_ints(&out, 0), Some(vec![400]));
+        let out = slice(shape(), &[i64::MIN], &[-2], &[0], &[1]);
+        assert_eq!(out[0].ty, ty(DType::I64, &[2]));
+        assert_eq!(out[0].partial, Some(vec![None, Some(6)]));
+        let out = slice(shape(), &[-1], &[i64::MIN], &[0], &[-2]);
+        assert_eq!(out_ints(&out, 0), Some(vec![64, 6]));
+        let out = slice(shape(), &[-2], &[i64::MIN], &[0], &[-2]);
+        assert_eq!(out[0].partial, Some(vec![Some(400), None]));
     }
 
     #[test]

@@ -31,7 +31,12 @@ fn with_value(ctx: &Ctx, shape: Option<Vec<Dim>>) -> Vec<Inferred> {
         (Some(v), Some(d)) => fold::reshaped(v, d),
         _ => None,
     };
-    vec![Inferred::of(ctx.dtype(0), shape).with_value(value)]
+    // The elements keep their order, so a partly known vector stays one.
+    vec![
+        Inferred::of(ctx.dtype(0), shape)
+            .with_value(value)
+            .with_elements(ctx.elements(0)),
+    ]
 }
 
 /// The rank an axes input known only at run time gives: the input's rank changed by
@@ -138,6 +143,8 @@ mod tests {
         assert_eq!(t, ty(DType::F32, &[3, 2]));
         let t = out_ty(&n, 13, &[Some(In::new(DType::F32, &[1, -1]))]);
         assert_eq!(t.shape, None);
+        let outs = run(&n, 13, &[Some(In::partial(&[None, Some(3)]))]).unwrap();
+        assert_eq!(outs[0].partial, Some(vec![None, Some(3)]));
     }
 
     #[test]
@@ -164,6 +171,17 @@ mod tests {
         .unwrap();
         assert_eq!(outs[0].ty, ty(DType::I64, &[1]));
         assert_eq!(out_ints(&outs, 0), Some(vec![7]));
+        let outs = run(
+            &n,
+            13,
+            &[
+                Some(In::partial(&[None, Some(3)])),
+                Some(In::ints(&[1], &[0])),
+            ],
+        )
+        .unwrap();
+        assert_eq!(outs[0].ty, ty(DType::I64, &[1, 2]));
+        assert_eq!(outs[0].partial, None);
         // At opset 13 the attribute is gone: axes must come as the input.
         let old_style = N::new("Unsqueeze", &["data"], 1).ints("axes", &[0]);
         let t = out_ty(&old_style, 13, &[Some(In::new(DType::F32, &[2]))]);

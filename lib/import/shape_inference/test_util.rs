@@ -19,6 +19,7 @@ pub(super) fn ty(dtype: DType, dims: &[i64]) -> TensorType {
 pub(super) struct In {
     pub ty: TensorType,
     pub value: Option<TensorData>,
+    pub partial: Option<Vec<Option<i64>>>,
 }
 
 impl In {
@@ -26,6 +27,17 @@ impl In {
         In {
             ty: ty(dtype, dims),
             value: None,
+            partial: None,
+        }
+    }
+
+    /// An INT64 vector of which only some elements are known (`None` where not).
+    pub fn partial(elements: &[Option<i64>]) -> In {
+        let len = i64::try_from(elements.len()).unwrap_or(i64::MAX);
+        In {
+            ty: TensorType::known(DType::I64, &[len]),
+            value: None,
+            partial: Some(elements.to_vec()),
         }
     }
 
@@ -33,6 +45,7 @@ impl In {
         In {
             ty: TensorType::unknown(),
             value: None,
+            partial: None,
         }
     }
 
@@ -47,6 +60,7 @@ impl In {
         In {
             ty: TensorType::known(dtype, dims),
             value,
+            partial: None,
         }
     }
 
@@ -55,6 +69,7 @@ impl In {
         In {
             ty: TensorType::known(DType::F32, dims),
             value: Some(value),
+            partial: None,
         }
     }
 }
@@ -136,6 +151,7 @@ pub(super) fn run_in(
             i.as_ref().map(|i| InferInput {
                 ty: &i.ty,
                 value: i.value.as_ref(),
+                partial: i.partial.as_deref(),
             })
         })
         .collect();

@@ -76,7 +76,9 @@ fn predicate(ctx: &Ctx) -> Result<Vec<Inferred>> {
 fn identity(ctx: &Ctx) -> Result<Vec<Inferred>> {
     let value = ctx.value(0).and_then(fold::small).cloned();
     Ok(vec![
-        Inferred::of(ctx.dtype(0), ctx.shape(0)).with_value(value),
+        Inferred::of(ctx.dtype(0), ctx.shape(0))
+            .with_value(value)
+            .with_elements(ctx.elements(0)),
     ])
 }
 
@@ -136,6 +138,12 @@ mod tests {
             &[Some(In::ints(&[2], &[4, 5]))],
         );
         assert_eq!(out_ints(&outs.unwrap(), 0), Some(vec![4, 5]));
+        let outs = run(
+            &N::new("Identity", &["x"], 1),
+            13,
+            &[Some(In::partial(&[None, Some(5)]))],
+        );
+        assert_eq!(outs.unwrap()[0].partial, Some(vec![None, Some(5)]));
     }
 
     #[test]

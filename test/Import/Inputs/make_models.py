@@ -208,6 +208,35 @@ def inferred_types():
     save(m, "inferred_types.onnx", check=False)
 
 
+def partial_shape():
+    """Smart-turn's attention with a dynamic batch, no value_info: the reshape targets
+    are computed from Shape at run time and known only in part ([?, 400, 6, 64], and
+    [-1] ++ shape[-2:] of the transposed heads), yet give every size but the batch."""
+    inits = [
+        nh.from_array(np.array(0, np.int64), "zero"),
+        nh.from_array(np.array([0], np.int64), "axes0"),
+        nh.from_array(np.array([400, 6, 64], np.int64), "sizes"),
+        nh.from_array(np.array([-1], np.int64), "minus_one"),
+        nh.from_array(np.array([-2], np.int64), "from"),
+        nh.from_array(np.array([np.iinfo(np.int64).max], np.int64), "to"),
+    ]
+    nodes = [
+        h.make_node("Shape", ["x"], ["shape"], name="shape"),
+        h.make_node("Gather", ["shape", "zero"], ["batch"], name="batch", axis=0),
+        h.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"], name="batch1"),
+        h.make_node("Concat", ["batch1", "sizes"], ["target"], name="target", axis=0),
+        h.make_node("Reshape", ["x", "target"], ["heads"], name="split_heads"),
+        h.make_node("Transpose", ["heads"], ["by_head"], name="by_head", perm=[0, 2, 1, 3]),
+        h.make_node("Shape", ["by_head"], ["head_shape"], name="head_shape"),
+        h.make_node("Slice", ["head_shape", "from", "to"], ["tail"], name="tail"),
+        h.make_node("Concat", ["minus_one", "tail"], ["target2"], name="target2", axis=0),
+        h.make_node("Reshape", ["by_head", "target2"], ["rows"], name="merge_batch"),
+        h.make_node("Transpose", ["rows"], ["y"], name="to_columns", perm=[0, 2, 1]),
+    ]
+    m = model(nodes, "partial", [vi("x", T.FLOAT, ["batch", 400, 384])], [vi("y", T.FLOAT, None)], inits)
+    save(m, "partial_shape.onnx", check=False)
+
+
 def write_raw(name, data):
     with open(os.path.join(ERRORS, name), "wb") as f:
         f.write(data)
@@ -296,4 +325,5 @@ if __name__ == "__main__":
     initializer_listed_as_input()
     qdq_per_axis()
     inferred_types()
+    partial_shape()
     hostile_models()

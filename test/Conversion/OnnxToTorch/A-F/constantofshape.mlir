@@ -34,3 +34,16 @@ func.func @test_constantofshape_run_time(%arg0: !torch.vtensor<[2],si64>) -> !to
 // CHECK: %[[FILL:.+]] = "torch.constant.float"() {value = 0.000000e+00 : f64}
 // CHECK: %[[DTYPE:.+]] = "torch.constant.int"() {value = 6 : i64}
 // CHECK: "torch.aten.full"(%[[SIZES]], %[[FILL]], %[[DTYPE]], {{.*}}) : (!torch.list<int>, !torch.float, !torch.int, !torch.none, !torch.none, !torch.none) -> !torch.vtensor<[?,?],f32>
+
+// A shape known only at run time whose result sizes are known in part: the known size
+// is a constant in the list, as in Reshape, so torch-mlir infers the same type.
+// CHECK-LABEL: func.func @test_constantofshape_run_time_partly_known(
+func.func @test_constantofshape_run_time_partly_known(%arg0: !torch.vtensor<[2],si64>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 17 : si64} {
+  %0 = "torch.operator"(%arg0) {name = "onnx.ConstantOfShape"} : (!torch.vtensor<[2],si64>) -> !torch.vtensor<[?,6],f32>
+  return %0 : !torch.vtensor<[?,6],f32>
+}
+// CHECK: %[[E0:.+]] = "torch.aten.select.int"(%arg0, %{{.+}}, %{{.+}})
+// CHECK: %[[S0:.+]] = "torch.aten.item"(%[[E0]])
+// CHECK: %[[D1:.+]] = "torch.constant.int"() {value = 6 : i64}
+// CHECK-NEXT: %[[SIZES:.+]] = "torch.prim.ListConstruct"(%[[S0]], %[[D1]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: "torch.aten.full"(%[[SIZES]], {{.*}}) : (!torch.list<int>, !torch.float, !torch.int, !torch.none, !torch.none, !torch.none) -> !torch.vtensor<[?,6],f32>

@@ -62,6 +62,24 @@ func.func @test_reshape_runtime_shape(%arg0: !torch.vtensor<[?,8],f32>, %arg1: !
 // CHECK-NEXT: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(%[[R0]], %{{.+}}, %[[R2]]) : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
 // CHECK: "torch.aten.reshape"(%arg0, %[[SHAPE]]) : (!torch.vtensor<[?,8],f32>, !torch.list<int>) -> !torch.vtensor<[?,?,?],f32>
 
+// A shape known only at run time whose result sizes are known in part (shape inference
+// found [?, 400, 6, 64] in the shape vector): the known sizes are constants in the
+// list, so torch-mlir infers the same result type; only the batch is read.
+// CHECK-LABEL: func.func @test_reshape_runtime_shape_partly_known(
+func.func @test_reshape_runtime_shape_partly_known(%arg0: !torch.vtensor<[?,400,384],f32>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,400,6,64],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1) {name = "onnx.Reshape"} : (!torch.vtensor<[?,400,384],f32>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[?,400,6,64],f32>
+  return %0 : !torch.vtensor<[?,400,6,64],f32>
+}
+// CHECK: %[[ZERO:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[E0:.+]] = "torch.aten.select.int"(%arg1, %[[ZERO]], %{{.+}})
+// CHECK: %[[S0:.+]] = "torch.aten.item"(%[[E0]])
+// CHECK: %[[R0:.+]] = "torch.aten.add.int"(%[[S0]], %{{.+}})
+// CHECK-NEXT: %[[D1:.+]] = "torch.constant.int"() {value = 400 : i64}
+// CHECK-NEXT: %[[D2:.+]] = "torch.constant.int"() {value = 6 : i64}
+// CHECK-NEXT: %[[D3:.+]] = "torch.constant.int"() {value = 64 : i64}
+// CHECK-NEXT: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(%[[R0]], %[[D1]], %[[D2]], %[[D3]]) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+// CHECK-NEXT: "torch.aten.reshape"(%arg0, %[[SHAPE]]) : (!torch.vtensor<[?,400,384],f32>, !torch.list<int>) -> !torch.vtensor<[?,400,6,64],f32>
+
 // Reshape-1 takes the shape as an attribute.
 // CHECK-LABEL: func.func @test_reshape_v1_attribute(
 func.func @test_reshape_v1_attribute(%arg0: !torch.vtensor<[2,3,4],f32>) -> !torch.vtensor<[?,?],f32> attributes {torch.onnx_meta.opset_version = 1 : si64} {
