@@ -88,17 +88,60 @@ impl FastRow {
         self.row_body(exps, max, row, sum, out)
     }
 
+    /// As `row`, for a row of columns that each have their own maximum and sum (a
+    /// softmax along an inner axis).
+    fn columns(self, exps: &[f32; 256], maxes: &[i32], row: &[i32], sums: &[f32], out: &mut [i32]) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::kernels::isa::Isa::best().includes(crate::kernels::isa::Isa::Avx2) {
+            // SAFETY: the level's features were detected on this CPU.
+            return unsafe { self.columns_avx2(exps, maxes, row, sums, out) };
+        }
+        self.columns_body(exps, maxes, row, sums, out)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn columns_avx2(
+        self,
+        exps: &[f32; 256],
+        maxes: &[i32],
+        row: &[i32],
+        sums: &[f32],
+        out: &mut [i32],
+    ) {
+        self.columns_body(exps, maxes, row, sums, out)
+    }
+
+    #[inline(always)]
+    fn columns_body(
+        self,
+        exps: &[f32; 256],
+        maxes: &[i32],
+        row: &[i32],
+        sums: &[f32],
+        out: &mut [i32],
+    ) {
+        for (((y, &v), &max), &sum) in out.iter_mut().zip(row).zip(maxes).zip(sums) {
+            *y = self.one(exps, max, v, sum);
+        }
+    }
+
+    #[inline(always)]
+    fn one(self, exps: &[f32; 256], max: i32, v: i32, sum: f32) -> i32 {
+        // 8-bit values: `max - v` is in 0..=255, so the index is too.
+        let entry = exps[(255 - (max - v)) as u8 as usize];
+        let q = (entry * self.multiplier / sum).round_ties_even();
+        // SAFETY: `run` makes a fast row only where entry·multiplier is finite and the
+        // sum (of this row's or column's entries, all ≥ 0, so at least `entry`) finite
+        // and positive: q is a whole number in [0, 2^22 + 1], which i32 holds.
+        let q: i32 = unsafe { q.to_int_unchecked() };
+        (q + self.zero_point).clamp(self.lo, self.hi)
+    }
+
     #[inline(always)]
     fn row_body(self, exps: &[f32; 256], max: i32, row: &[i32], sum: f32, out: &mut [i32]) {
         for (y, &v) in out.iter_mut().zip(row) {
-            // 8-bit values: `max - v` is in 0..=255, so the index is too.
-            let entry = exps[(255 - (max - v)) as u8 as usize];
-            let q = (entry * self.multiplier / sum).round_ties_even();
-            // SAFETY: `run` makes a fast row only where entry·multiplier is finite and
-            // the sum (of this row's entries, all ≥ 0, so at least `entry`) finite and
-            // positive: q is a whole number in [0, 2^22 + 1], which i32 holds.
-            let q: i32 = unsafe { q.to_int_unchecked() };
-            *y = (q + self.zero_point).clamp(self.lo, self.hi);
+            *y = self.one(exps, max, v, sum);
         }
     }
 }
@@ -231,24 +274,45 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
     } else if size > 0 && inner > 0 {
         // Along an inner axis: the columns j of a block are independent, so each step
         // over k runs across all of them at once (contiguous in j), while every
-        // column still takes its maximum and its sum over k in order, as alone.
-        out.par_chunks_mut(size * inner)
-            .zip(values.par_chunks(size * inner))
-            .for_each(|(out, block)| {
-                let mut maxes = block[..inner].to_vec();
-                for row in block.chunks_exact(inner).skip(1) {
-                    for (m, &v) in maxes.iter_mut().zip(row) {
-                        *m = (*m).max(v);
+        // column still takes its maximum and its sum over k in order, as alone. A
+        // block (often the only one, as in YOLOv8's DFL) is split over the pool twice:
+        // by column ranges for the maxima and sums, then by rows for the outputs.
+        const COLUMNS: usize = 1024;
+        let entry = |max: i32, v: i32| exps[(255 - (max - v)) as u8 as usize];
+        for (out, block) in out
+            .chunks_exact_mut(size * inner)
+            .zip(values.chunks_exact(size * inner))
+        {
+            let starts: Vec<usize> = (0..inner).step_by(COLUMNS).collect();
+            let stats: Vec<(Vec<i32>, Vec<f32>)> = starts
+                .par_iter()
+                .map(|&j0| {
+                    let j1 = (j0 + COLUMNS).min(inner);
+                    let mut maxes = block[j0..j1].to_vec();
+                    for row in block.chunks_exact(inner).skip(1) {
+                        for (m, &v) in maxes.iter_mut().zip(&row[j0..j1]) {
+                            *m = (*m).max(v);
+                        }
                     }
-                }
-                let entry = |max: i32, v: i32| exps[(255 - (max - v)) as u8 as usize];
-                let mut sums = vec![0.0f32; inner];
-                for row in block.chunks_exact(inner) {
-                    for ((s, &m), &v) in sums.iter_mut().zip(&maxes).zip(row) {
-                        *s += entry(m, v);
+                    let mut sums = vec![0.0f32; j1 - j0];
+                    for row in block.chunks_exact(inner) {
+                        for ((s, &m), &v) in sums.iter_mut().zip(&maxes).zip(&row[j0..j1]) {
+                            *s += entry(m, v);
+                        }
                     }
-                }
-                for (out, row) in out.chunks_exact_mut(inner).zip(block.chunks_exact(inner)) {
+                    (maxes, sums)
+                })
+                .collect();
+            let maxes: Vec<i32> = stats.iter().flat_map(|(m, _)| m.iter().copied()).collect();
+            let sums: Vec<f32> = stats.iter().flat_map(|(_, s)| s.iter().copied()).collect();
+            let fast = fast.filter(|_| sums.iter().all(|s| s.is_finite() && *s > 0.0));
+            out.par_chunks_mut(inner)
+                .zip(block.par_chunks(inner))
+                .for_each(|(out, row)| {
+                    if let Some(fast) = fast {
+                        fast.columns(&exps, &maxes, row, &sums, out);
+                        return;
+                    }
                     for (j, (y, &v)) in out.iter_mut().zip(row).enumerate() {
                         // ONNX Runtime leaves a column with an (impossible) empty sum
                         // unwritten.
@@ -256,8 +320,8 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
                             *y = requantize(entry(maxes[j], v), sums[j]);
                         }
                     }
-                }
-            });
+                });
+        }
     }
     let data = if as_uint8 {
         Data::I8(out.iter().map(|&v| (v - shift as i32) as i8).collect())
