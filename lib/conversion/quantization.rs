@@ -182,13 +182,7 @@ pub fn cast<'c, 'a>(
     x: Value<'c, 'a>,
     to: &TensorType,
 ) -> Result<Value<'c, 'a>> {
-    let Some(dtype) = to.dtype else {
-        bail!("cast to an unknown element type");
-    };
-    let code = t.int(dtype.torch_scalar_type())?;
-    let no = t.bool(false)?;
-    let none = t.none()?;
-    t.aten_tensor("to.dtype", &[x, code, no, no, none], to)
+    t.cast(x, to)
 }
 
 fn to_f32<'c, 'a>(

@@ -183,6 +183,15 @@ impl<'c: 'a, 'a> TorchBuilder<'c, 'a> {
         Ok(())
     }
 
+    /// `torch.aten.to.dtype` to `to`'s element type.
+    pub fn cast(&self, v: Value<'c, '_>, to: &TensorType) -> Result<Value<'c, 'a>> {
+        let dtype = to.dtype.context("cast to an unknown element type")?;
+        let code = self.int(dtype.torch_scalar_type())?;
+        let no = self.bool(false)?;
+        let none = self.none()?;
+        self.aten_tensor("to.dtype", &[v, code, no, no, none], to)
+    }
+
     /// `torch.aten.item` of a one-element tensor as `!torch.float`.
     pub fn item_float(&self, v: Value<'c, '_>) -> Result<Value<'c, 'a>> {
         self.aten("item", &[v], self.torch_type("float")?)

@@ -36,19 +36,6 @@ fn tensor_type(v: Value) -> Option<TensorType> {
     TensorType::parse(&v.r#type().to_string())
 }
 
-/// `torch.aten.to.dtype(x, to's element type)`.
-fn to_dtype<'c, 'a>(
-    b: &TorchBuilder<'c, 'a>,
-    x: Value<'c, 'a>,
-    to: &TensorType,
-    dtype: DType,
-) -> anyhow::Result<Value<'c, 'a>> {
-    let code = b.int(dtype.torch_scalar_type())?;
-    let no = b.bool(false)?;
-    let none = b.none()?;
-    b.aten_tensor("to.dtype", &[x, code, no, no, none], to)
-}
-
 pub fn rewrite<'c, 'a>(
     context: &'c Context,
     op: OperationRef<'c, 'a>,
@@ -70,14 +57,14 @@ pub fn rewrite<'c, 'a>(
         crate::no_match!("not an aten op");
     };
     let b = TorchBuilder::new(context, rewriter, op.location());
-    let xf = to_dtype(&b, input, &x.with_dtype(DType::F32), DType::F32)?;
+    let xf = b.cast(input, &x.with_dtype(DType::F32))?;
     let mut operands: Vec<Value> = op.operands().collect();
     operands[0] = xf;
     let pooled = b.aten_tensor(short, &operands, &y.with_dtype(DType::F32))?;
     // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
     // f32 to si32 and the truncation of si32 to ui8 are exact here.
-    let wide = to_dtype(&b, pooled, &y.with_dtype(DType::I32), DType::I32)?;
-    let back = to_dtype(&b, wide, &y, DType::U8)?;
+    let wide = b.cast(pooled, &y.with_dtype(DType::I32))?;
+    let back = b.cast(wide, &y)?;
     rewriter.replace_op_with_values(op, &[back]);
     Ok(Outcome::Rewritten)
 }

@@ -39,14 +39,7 @@ pub(super) fn round_trip<'c, 'a>(
     let zp = b.aten_tensor("clamp", &[rounded, zero, qmax], &f32s)?;
     // The zero point goes through si64, not ui8: IREE's integers are signless, and a
     // zero point of 255 read back from an 8-bit tensor would be -1.
-    let i64_code = b.int(DType::I64.torch_scalar_type())?;
-    let no = b.bool(false)?;
-    let none = b.none()?;
-    let zp = b.aten_tensor(
-        "to.dtype",
-        &[zp, i64_code, no, no, none],
-        &scalar(DType::I64),
-    )?;
+    let zp = b.cast(zp, &scalar(DType::I64))?;
     let (scale, zp) = (b.item_float(scale)?, b.item_int(zp)?);
     let quint8 = b.int(DType::QUInt8.torch_scalar_type())?;
     let q = b.aten_tensor(

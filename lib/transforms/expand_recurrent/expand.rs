@@ -116,7 +116,7 @@ pub(super) fn expand<'c, 'a>(
     let batch = b.aten("size.int", &[x, one], int)?;
     let lengths = if layer.lengths {
         let ty = TensorType::new(DType::I64, vec![b_dim]);
-        Some(cast(b, op.operand(4)?, &ty)?)
+        Some(b.cast(op.operand(4)?, &ty)?)
     } else {
         None
     };
@@ -346,20 +346,4 @@ fn zeros<'c, 'a>(
     let f32_code = b.int(DType::F32.torch_scalar_type())?;
     let none = b.none()?;
     b.aten_tensor("zeros", &[sizes, f32_code, none, none, none], ty)
-}
-
-/// `torch.aten.to.dtype` to `ty`'s element type.
-fn cast<'c, 'a>(
-    b: &TorchBuilder<'c, 'a>,
-    v: Value<'c, 'a>,
-    ty: &TensorType,
-) -> Result<Value<'c, 'a>> {
-    let code = b.int(
-        ty.dtype
-            .context("cast to an unknown type")?
-            .torch_scalar_type(),
-    )?;
-    let no = b.bool(false)?;
-    let none = b.none()?;
-    b.aten_tensor("to.dtype", &[v, code, no, no, none], ty)
 }
