@@ -9,21 +9,7 @@ use melior::ir::Value;
 
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Kind {
-    Sigmoid,
-    Tanh,
-    Relu,
-    LeakyRelu,
-    ThresholdedRelu,
-    ScaledTanh,
-    HardSigmoid,
-    Elu,
-    Softsign,
-    Softplus,
-    Affine,
-}
+use crate::kernels::ops::recurrent::activation::Kind;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Activation {
@@ -33,23 +19,10 @@ pub(super) struct Activation {
 }
 
 impl Activation {
-    /// The activation ONNX calls `name` (in any case); `None` for a name it does not
-    /// define.
+    /// The activation ONNX calls `name` (in any case, the names the kernel knows);
+    /// `None` for a name it does not define.
     pub(super) fn parse(name: &str, alpha: f64, beta: f64) -> Option<Activation> {
-        let kind = match name.to_ascii_lowercase().as_str() {
-            "sigmoid" => Kind::Sigmoid,
-            "tanh" => Kind::Tanh,
-            "relu" => Kind::Relu,
-            "leakyrelu" => Kind::LeakyRelu,
-            "thresholdedrelu" => Kind::ThresholdedRelu,
-            "scaledtanh" => Kind::ScaledTanh,
-            "hardsigmoid" => Kind::HardSigmoid,
-            "elu" => Kind::Elu,
-            "softsign" => Kind::Softsign,
-            "softplus" => Kind::Softplus,
-            "affine" => Kind::Affine,
-            _ => return None,
-        };
+        let kind = Kind::parse(name)?;
         Some(Activation { kind, alpha, beta })
     }
 

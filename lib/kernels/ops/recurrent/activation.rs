@@ -26,9 +26,11 @@ pub struct Activation {
     pub beta: f32,
 }
 
-impl Activation {
-    pub fn parse(name: &str, alpha: f32, beta: f32) -> Result<Activation> {
-        let kind = match name.to_ascii_lowercase().as_str() {
+impl Kind {
+    /// The activation ONNX calls `name` (in any case); `None` for a name it does not
+    /// define.
+    pub fn parse(name: &str) -> Option<Kind> {
+        Some(match name.to_ascii_lowercase().as_str() {
             "sigmoid" => Kind::Sigmoid,
             "tanh" => Kind::Tanh,
             "relu" => Kind::Relu,
@@ -40,7 +42,15 @@ impl Activation {
             "softsign" => Kind::Softsign,
             "softplus" => Kind::Softplus,
             "affine" => Kind::Affine,
-            _ => bail!("unknown activation function '{name}'"),
+            _ => return None,
+        })
+    }
+}
+
+impl Activation {
+    pub fn parse(name: &str, alpha: f32, beta: f32) -> Result<Activation> {
+        let Some(kind) = Kind::parse(name) else {
+            bail!("unknown activation function '{name}'");
         };
         Ok(Activation { kind, alpha, beta })
     }
