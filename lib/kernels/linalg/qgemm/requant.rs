@@ -85,7 +85,8 @@ mod masked {
     /// The bits of lanes `j..j + n` of a 32-lane row.
     fn lanes(j: usize, n: usize) -> u32 {
         let ones = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-        ones << j
+        // No lanes from 32 on (an empty run there), rather than an overflowing shift.
+        ones.checked_shl(j as u32).unwrap_or(0)
     }
 
     /// # Safety
@@ -173,14 +174,10 @@ impl Rescale {
         c: ColTerms,
         out: &mut [f32],
     ) {
-        const ZEROS: [i32; NR] = [0; NR];
         let splat = [r.multiplier; NR];
         let bias_splat = [r.bias; NR];
         let terms = Terms {
-            offset: c.offset.unwrap_or(&ZEROS),
-            sum: c.sum.unwrap_or(&ZEROS),
-            zero: c.zero.unwrap_or(&ZEROS),
-            m: c.multiplier.unwrap_or(&splat),
+            columns: Columns::of(&c, &splat),
             bias: self.bias.then(|| c.bias.unwrap_or(&bias_splat)),
         };
         // In place when whole, as for bytes: a staged row would be read back by wider
@@ -196,17 +193,55 @@ impl Rescale {
     }
 }
 
-/// `Rescale`'s column terms.
-struct Terms<'a> {
+/// The column terms of a row, absent ones as zeros (multipliers: the row's).
+struct Columns<'a> {
     offset: &'a [i32; NR],
     sum: &'a [i32; NR],
     zero: &'a [i32; NR],
     m: &'a [f32; NR],
+}
+
+impl<'a> Columns<'a> {
+    #[inline(always)]
+    fn of(c: &ColTerms<'a>, splat: &'a [f32; NR]) -> Columns<'a> {
+        const ZEROS: [i32; NR] = [0; NR];
+        Columns {
+            offset: c.offset.unwrap_or(&ZEROS),
+            sum: c.sum.unwrap_or(&ZEROS),
+            zero: c.zero.unwrap_or(&ZEROS),
+            m: c.multiplier.unwrap_or(splat),
+        }
+    }
+
+    /// Lane `j`'s accumulator with the row's and columns' corrections (see `row_with`).
+    #[inline(always)]
+    fn corrected<const SUMS: bool, const COLUMNS: bool>(
+        &self,
+        acc: i32,
+        r: RowTerms,
+        j: usize,
+    ) -> i32 {
+        let mut v = acc.wrapping_add(r.offset);
+        if SUMS {
+            v = v.wrapping_sub(r.zero.wrapping_mul(self.sum[j]));
+        }
+        if COLUMNS {
+            v = v
+                .wrapping_add(self.offset[j])
+                .wrapping_sub(self.zero[j].wrapping_mul(r.sum));
+        }
+        v
+    }
+}
+
+/// `Rescale`'s terms.
+struct Terms<'a> {
+    columns: Columns<'a>,
     bias: Option<&'a [f32; NR]>,
 }
 
-/// Each accumulator with the row's and columns' corrections (see `row_with`), as f32,
-/// times its multiplier, plus its bias.
+/// Each accumulator with the row's and columns' corrections, as f32, times its
+/// multiplier, plus its bias.
 #[inline(always)]
 fn rescaled<const SUMS: bool, const COLUMNS: bool>(
     f: &mut [f32; NR],
@@ -214,17 +249,9 @@ fn rescaled<const SUMS: bool, const COLUMNS: bool>(
     r: RowTerms,
     t: &Terms,
 ) {
+    let c = &t.columns;
     for j in 0..NR {
-        let mut v = acc[j].wrapping_add(r.offset);
-        if SUMS {
-            v = v.wrapping_sub(r.zero.wrapping_mul(t.sum[j]));
-        }
-        if COLUMNS {
-            v = v
-                .wrapping_add(t.offset[j])
-                .wrapping_sub(t.zero[j].wrapping_mul(r.sum));
-        }
-        f[j] = v as f32 * t.m[j];
+        f[j] = c.corrected::<SUMS, COLUMNS>(acc[j], r, j) as f32 * c.m[j];
     }
     if let Some(b) = t.bias {
         for j in 0..NR {
@@ -297,20 +324,11 @@ fn row_with<const SUMS: bool, const COLUMNS: bool>(
     y: Output,
     out: &mut [u8],
 ) {
-    // Absent terms read zeros.
-    const ZEROS: [i32; NR] = [0; NR];
-    let offset = c.offset.unwrap_or(&ZEROS);
-    let sum = c.sum.unwrap_or(&ZEROS);
-    let zero = c.zero.unwrap_or(&ZEROS);
     let splat = [r.multiplier; NR];
-    let m = c.multiplier.unwrap_or(&splat);
     let (lo, hi) = y.range();
     let zp = y.zero_point;
     let lanes = Lanes {
-        offset,
-        sum,
-        zero,
-        m,
+        columns: Columns::of(&c, &splat),
         flo: (lo - zp) as f32,
         fhi: (hi - zp) as f32,
         zp,
@@ -333,10 +351,7 @@ fn row_with<const SUMS: bool, const COLUMNS: bool>(
 
 /// The column terms and output range `requantized` reads.
 struct Lanes<'a> {
-    offset: &'a [i32; NR],
-    sum: &'a [i32; NR],
-    zero: &'a [i32; NR],
-    m: &'a [f32; NR],
+    columns: Columns<'a>,
     flo: f32,
     fhi: f32,
     zp: i32,
@@ -355,19 +370,12 @@ fn requantized<const SUMS: bool, const COLUMNS: bool>(
     // ±2^22, adding 1.5·2^23 rounds to an integer, half to even as `round_ties_even`,
     // and leaves it in the low mantissa bits.
     const MAGIC: f32 = 12_582_912.0;
+    let c = &l.columns;
     for j in 0..NR {
-        let mut v = acc[j].wrapping_add(r.offset);
-        if SUMS {
-            v = v.wrapping_sub(r.zero.wrapping_mul(l.sum[j]));
-        }
-        if COLUMNS {
-            v = v
-                .wrapping_add(l.offset[j])
-                .wrapping_sub(l.zero[j].wrapping_mul(r.sum));
-        }
+        let v = c.corrected::<SUMS, COLUMNS>(acc[j], r, j);
         // Compare-and-select rather than f32::max/min, whose NaN rules cost two more
         // instructions per vector: no NaN arises here (multipliers are finite).
-        let f = v as f32 * l.m[j];
+        let f = v as f32 * c.m[j];
         let f = if f < l.flo { l.flo } else { f };
         let f = if f > l.fhi { l.fhi } else { f };
         let rounded = ((f + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
