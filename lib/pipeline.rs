@@ -90,6 +90,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_materialize_returned_uint8,
         },
         Pass {
+            name: "sink-dequantize",
+            description: "Move the quantized integers of a per-tensor dequantized tensor through reshapes, slices, permutes and equal-parameter cats, and drop quantize(dequantize(q)) with q's own parameters (the CPU pipelines, before fuse-for-cpu)",
+            run: run_sink_dequantize,
+        },
+        Pass {
             name: "fuse-for-cpu",
             description: "Rewrite each quantized pattern the CPU backend runs as one kernel into one qlower.* op carrying that kernel's operands",
             run: run_fuse_for_cpu,
@@ -157,6 +162,15 @@ fn run_materialize_returned_uint8<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::materialize_returned_uint8(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_sink_dequantize<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::sink_dequantize(context, module)?;
     Ok(Vec::new())
 }
 
@@ -245,11 +259,21 @@ pub fn compile<'c>(
         transforms::dce(context, &mut module);
     }
     if emit == Emit::Backend {
-        transforms::fuse_for_cpu(context, &mut module)?;
-        // The float ops each fused op replaced are dead now.
-        transforms::dce(context, &mut module);
+        fuse_for_backend(context, &mut module)?;
     }
     Ok(Compiled { module, warnings })
+}
+
+/// The fused form to the backend form: `sink-dequantize`, then `fuse-for-cpu`, each
+/// followed by `dce` (fuse-for-cpu counts uses, so the ops the first pass replaced
+/// must be gone; the float ops each fused op replaced are dead afterwards).
+fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<()> {
+    transforms::dce(context, module);
+    transforms::sink_dequantize(context, module)?;
+    transforms::dce(context, module);
+    transforms::fuse_for_cpu(context, module)?;
+    transforms::dce(context, module);
+    Ok(())
 }
 
 /// The default simplification after conversion: fold, canonicalize quantization, then
@@ -277,9 +301,7 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         let mut module = parse_module(&context, &text, &path.display().to_string())?;
         transforms::collapse_quant_round_trips(&context, &mut module)?;
-        // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
-        transforms::dce(&context, &mut module);
-        transforms::fuse_for_cpu(&context, &mut module)?;
+        fuse_for_backend(&context, &mut module)?;
         module
     } else {
         let model = load_model(path)?;

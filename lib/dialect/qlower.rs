@@ -39,6 +39,10 @@ pub const QAVG_POOL: &str = "qlower.qavg_pool";
 /// stride, padding, ceil_mode, padded ones, y_scale, y_zero_point, dtype, then per
 /// view applied afterwards its name and its operands after the input.
 pub const QAVG_POOL_OVER_INPUTS: &str = "qlower.qavg_pool_over_inputs";
+/// `quantize_per_tensor(cat([dequantize(q₁), …], dim))` of 8-bit per-tensor quantized
+/// parts of one type: dim, y_scale, y_zero_point, then the parts (each carries its own
+/// scale and zero point).
+pub const QLINEAR_CAT: &str = "qlower.qlinear_cat";
 /// A max pool on the integers: x, kernel, stride, padding, dilation, ceil_mode,
 /// y_scale, y_zero_point.
 pub const QMAX_POOL: &str = "qlower.qmax_pool";
@@ -81,6 +85,7 @@ pub const ALL: &[&str] = &[
     QGLOBAL_AVG_POOL,
     QAVG_POOL,
     QAVG_POOL_OVER_INPUTS,
+    QLINEAR_CAT,
     QMAX_POOL,
     DYNAMIC_CONV,
     DYNAMIC_MATMUL,

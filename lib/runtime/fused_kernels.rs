@@ -5,8 +5,8 @@ use crate::dialect::qlower;
 use crate::kernels::linalg::nbits;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
-    dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_pool, qlinear_softmax,
-    quantized_operands,
+    dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_concat, qlinear_pool,
+    qlinear_softmax, quantized_operands,
 };
 use crate::kernels::{Kernel, Prepare};
 
@@ -42,6 +42,7 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         qlower::QGLOBAL_AVG_POOL => (qlinear_pool::global_average, None),
         qlower::QAVG_POOL => (qlinear_pool::requantize_average, None),
         qlower::QAVG_POOL_OVER_INPUTS => (qlinear_pool::average_over_inputs, None),
+        qlower::QLINEAR_CAT => (qlinear_concat::qlinear_cat, None),
         qlower::QMAX_POOL => (pool::quantized_max_pool, None),
         qlower::DYNAMIC_CONV => (
             dynamic_linear::dynamic_conv,

@@ -124,6 +124,20 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
     look_up(x, table, channels, inner)
 }
 
+/// `out[i] = row[x[i]]` for one 256-byte row, with byte permutes where the CPU has
+/// them.
+pub(crate) fn look_up_row(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::kernels::isa::byte_permutes() {
+        // SAFETY: byte_permutes() detected avx512f/bw/vbmi on this CPU.
+        unsafe { look_up_vbmi(x, row, out) };
+        return;
+    }
+    for (y, &q) in out.iter_mut().zip(x) {
+        *y = row[usize::from(q)];
+    }
+}
+
 /// `out[i] = row[x[i]]`: the row's halves in two pairs of registers, `vpermi2b` picks
 /// from each pair by the low seven bits, the top bit chooses the pair.
 #[cfg(target_arch = "x86_64")]

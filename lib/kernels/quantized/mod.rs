@@ -7,6 +7,7 @@ mod dynamic_range;
 pub mod lookup_table;
 pub mod qlinear;
 pub mod qlinear_binary;
+pub mod qlinear_concat;
 pub mod qlinear_pool;
 pub mod qlinear_softmax;
 pub mod quant;

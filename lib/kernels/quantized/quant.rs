@@ -209,6 +209,37 @@ pub(crate) fn quantize_uint8(x: &[f32], scale: f32, zero_point: i64) -> Result<V
     }
 }
 
+/// What `quantize_per_tensor(dequantize(q))` gives for every 8-bit q of type `dtype`
+/// (QUInt8 or QInt8), indexed by q's bit pattern: dequantized with `from` and quantized
+/// with `to` (scale, zero point) by the kernels below, so a table lookup gives the
+/// unfused ops' bytes.
+pub(crate) fn requantize_table(
+    dtype: DType,
+    from: (f64, i64),
+    to: (f64, i64),
+) -> Result<[u8; 256]> {
+    let dequantized = match dtype {
+        DType::QUInt8 => {
+            let q: Vec<u8> = (0..=255).collect();
+            dequantize_narrow(&q, &Params::per_tensor(from.0, from.1), false)
+        }
+        DType::QInt8 => {
+            let q: Vec<i8> = (0..=255u8).map(|b| b as i8).collect();
+            dequantize_narrow(&q, &Params::per_tensor(from.0, from.1), false)
+        }
+        other => bail!("requantizing {other}: only 8-bit types are tabulated"),
+    };
+    let bytes: Vec<u8> =
+        match quantize_values(&dequantized, &Params::per_tensor(to.0, to.1), dtype)? {
+            Data::U8(v) => v,
+            Data::I8(v) => v.into_iter().map(|b| b as u8).collect(),
+            _ => bail!("internal error: 8-bit quantization gave another type"),
+        };
+    bytes
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("internal error: a requantization table of the wrong size"))
+}
+
 fn quantize_values(x: &[f32], params: &Params, dtype: DType) -> Result<Data> {
     let (lo, hi) = range(dtype)?;
     if let Some(z) = params.zero_points.iter().find(|&&z| z < lo || z > hi) {

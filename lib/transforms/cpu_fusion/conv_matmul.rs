@@ -80,8 +80,42 @@ pub(super) fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<
             zero_point: operand(2)?,
             axis: Some(constant_int(operand(3)?)?),
         }),
+        // Integers `sink-dequantize` moved: the parameters of what they were moved
+        // from, per tensor only (that pass moves nothing else).
+        name if super::sink_dequantize::MOVEMENTS.contains(&name) => {
+            moved(v, quantized(operand(0)?)?)
+        }
+        "torch.aten.cat" => {
+            let parts = named(operand(0)?, "torch.prim.ListConstruct")?;
+            let mut params = parts.operands().map(quantized);
+            let first = params.next()??;
+            for p in params {
+                let p = p?;
+                let alike = super::sink_dequantize::same_value(p.scale, first.scale)
+                    && super::sink_dequantize::same_value(p.zero_point, first.zero_point);
+                if !alike {
+                    return None;
+                }
+            }
+            moved(v, first)
+        }
         _ => None,
     }
+}
+
+/// `source`'s per-tensor parameters for `v`, quantized integers moved from it.
+fn moved<'c: 'a, 'a>(
+    v: MlirValue<'c, 'a>,
+    source: Dequantized<'c, 'a>,
+) -> Option<Dequantized<'c, 'a>> {
+    if source.axis.is_some() || !v.r#type().to_string().contains("!torch.q") {
+        return None;
+    }
+    Some(Dequantized {
+        int: v,
+        axis: None,
+        ..source
+    })
 }
 
 /// How the operands of a convolution or matmul reach their integers: through

@@ -5,10 +5,12 @@
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
+//! (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
 //! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
 //! quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR
-//! and returns a `Fusion` or declines.
+//! and returns a `Fusion` or declines. `sink_dequantize` is the pass the CPU pipelines
+//! run first: it moves quantized integers instead of dequantized floats, so that the
+//! matchers see each dequantize next to what consumes it.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -19,12 +21,16 @@
 //! once, and nothing in it can panic (the matchers decline with `None`).
 
 mod avg_pool;
+mod concat;
 mod conv_matmul;
 mod dynamic;
 mod elementwise;
 mod lookup_table;
 mod max_pool;
 mod nbits;
+mod sink_dequantize;
+
+pub use sink_dequantize::sink_dequantize;
 
 use std::collections::HashMap;
 
@@ -115,6 +121,7 @@ fn find<'c: 'a, 'a>(
             .or_else(|| elementwise::match_quantized(op))
             .or_else(|| avg_pool::match_quantized(op))
             .or_else(|| max_pool::match_quantized(op))
+            .or_else(|| concat::match_quantized(op))
             .or_else(|| lookup_table::match_quantized(op)),
         // Only when the int_repr is the quantize's one use: then the integers are
         // written straight away and the quantize becomes dead.

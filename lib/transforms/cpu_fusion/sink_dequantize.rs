@@ -1,0 +1,194 @@
+//! `sink-dequantize` (the CPU pipelines): an op that only moves the elements of a
+//! per-tensor dequantized tensor moves its quantized integers instead, and the
+//! dequantize follows it: `slice(dequantize(q))` becomes `dequantize(slice(q))`, and
+//! likewise reshapes, permutes, squeezes, selections and a `cat` whose parts share one
+//! scale, zero point and type. Then `quantize_per_tensor(dequantize(q), s, z)` with q's
+//! own parameters is q itself.
+//!
+//! Why: QDQ models wrap Concat, Split, Reshape and Transpose in DequantizeLinear and
+//! QuantizeLinear with the neighbours' parameters, and ONNX Runtime drops those pairs.
+//! Run as written, each such op dequantizes, moves four times the bytes and quantizes
+//! again. Both rewrites are exact: moving elements commutes with a per-tensor
+//! dequantize, and quantizing `(q - z)·s` with `s` and `z` in f32 gives back `q`
+//! (the quotient is within `|q - z|·2⁻²³` of the integer `q - z`, far from a tie).
+//! With the dequantize next to its quantize, `fuse-for-cpu` finds the patterns it fuses
+//! (`conv_matmul::quantized` follows the moved integers back to their parameters).
+
+use anyhow::Result;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
+use melior::{Context, IrRewriter};
+
+use super::conv_matmul::{Dequantized, quantized};
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::types::TensorType;
+use crate::ir::matchers::{constant_float, constant_int, named, op_name};
+use crate::transforms::walk::{module_blocks, operations};
+
+/// Ops whose operand 0 is the tensor they rearrange and whose other operands are
+/// indices or sizes: they commute with a per-tensor dequantize, and the backend's
+/// kernels for them keep a quantized tensor's parameters.
+pub(super) const MOVEMENTS: &[&str] = &[
+    "torch.aten.reshape",
+    "torch.aten.view",
+    "torch.aten._unsafe_view",
+    "torch.aten.flatten.using_ints",
+    "torch.aten.unflatten.int",
+    "torch.aten.squeeze",
+    "torch.aten.squeeze.dim",
+    "torch.aten.unsqueeze",
+    "torch.aten.permute",
+    "torch.aten.transpose.int",
+    "torch.aten.slice.Tensor",
+    "torch.aten.select.int",
+    "torch.aten.narrow",
+    "torch.aten.flip",
+    "torch.aten.index_select",
+    "torch.aten.contiguous",
+    "torch.aten.clone",
+];
+
+/// Rewrites every movement of a dequantized tensor and every quantize of a dequantized
+/// tensor with its own parameters; returns how many ops it replaced.
+pub fn sink_dequantize(context: &Context, module: &mut Module) -> Result<usize> {
+    let rewriter = IrRewriter::new(context);
+    let mut rewritten = 0;
+    for block in module_blocks(module) {
+        // In block order: a chain of movements sinks one op at a time, each finding the
+        // dequantize the previous rewrite put after it.
+        for op in operations(block) {
+            let name = op_name(op);
+            let replacement = if MOVEMENTS.contains(&name.as_str()) {
+                sink_movement(context, &rewriter, op, &name)?
+            } else if name == "torch.aten.cat" {
+                sink_cat(context, &rewriter, op)?
+            } else if name == "torch.aten.quantize_per_tensor" {
+                requantized_self(op)
+            } else {
+                None
+            };
+            if let Some(value) = replacement {
+                rewriter
+                    .as_rewriter_base()
+                    .replace_op_with_values(op, &[value]);
+                rewritten += 1;
+            }
+        }
+    }
+    Ok(rewritten)
+}
+
+/// The quantized tensor `v` dequantizes, when `v = dequantize.self(q)` and q is
+/// quantized per tensor.
+fn dequantized_per_tensor<'c: 'a, 'a>(
+    v: MlirValue<'c, 'a>,
+) -> Option<(MlirValue<'c, 'a>, Dequantized<'c, 'a>)> {
+    let dq = named(v, "torch.aten.dequantize.self")?;
+    let q = dq.operand(0).ok()?;
+    let params = quantized(q).filter(|d| d.axis.is_none())?;
+    Some((q, params))
+}
+
+/// Whether two IR values are provably equal: the same value, or constants of one value.
+pub(super) fn same_value(a: MlirValue, b: MlirValue) -> bool {
+    if a == b {
+        return true;
+    }
+    match (constant_float(a), constant_float(b)) {
+        (Some(x), Some(y)) => return x == y,
+        (None, None) => {}
+        _ => return false,
+    }
+    matches!((constant_int(a), constant_int(b)), (Some(x), Some(y)) if x == y)
+}
+
+fn same_params(a: &Dequantized, b: &Dequantized) -> bool {
+    same_value(a.scale, b.scale) && same_value(a.zero_point, b.zero_point)
+}
+
+/// The type of `op`'s one float tensor result with `q`'s quantized element type.
+fn moved_type(op: OperationRef, q: MlirValue) -> Option<(TensorType, TensorType)> {
+    if op.result_count() != 1 || op.attributes().count() != 0 {
+        return None;
+    }
+    let float = TensorType::parse(&op.result(0).ok()?.r#type().to_string())?;
+    let quantized = TensorType::parse(&q.r#type().to_string())?.dtype?;
+    if !quantized.is_quantized() || !float.dtype?.is_float() {
+        return None;
+    }
+    Some((float.with_dtype(quantized), float))
+}
+
+/// `dequantize(op(q, ...))` for `op(dequantize(q), ...)`, built before `op`.
+fn sink_movement<'c: 'a, 'a>(
+    context: &'c Context,
+    rewriter: &'a IrRewriter<'c>,
+    op: OperationRef<'c, 'a>,
+    name: &str,
+) -> Result<Option<MlirValue<'c, 'a>>> {
+    let Some((q, _)) = op.operand(0).ok().and_then(dequantized_per_tensor) else {
+        return Ok(None);
+    };
+    let Some((moved, float)) = moved_type(op, q) else {
+        return Ok(None);
+    };
+    let mut operands: Vec<MlirValue> = op.operands().collect();
+    operands[0] = q;
+    rewriter.as_rewriter_base().set_insertion_point_before(op);
+    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
+    let moved: Type = b.tensor_type(&moved)?;
+    let moved = b.op(name, &operands, &[moved], &[])?.result(0)?.into();
+    Ok(Some(b.aten_tensor("dequantize.self", &[moved], &float)?))
+}
+
+/// `dequantize(cat([q₁, …], dim))` for `cat([dequantize(q₁), …], dim)` when every part
+/// is quantized per tensor with the same scale, zero point and type.
+fn sink_cat<'c: 'a, 'a>(
+    context: &'c Context,
+    rewriter: &'a IrRewriter<'c>,
+    cat: OperationRef<'c, 'a>,
+) -> Result<Option<MlirValue<'c, 'a>>> {
+    let Some(parts) = cat
+        .operand(0)
+        .ok()
+        .and_then(|l| named(l, "torch.prim.ListConstruct"))
+    else {
+        return Ok(None);
+    };
+    let mut quantized_parts = Vec::with_capacity(parts.operand_count());
+    for part in parts.operands() {
+        let Some(p) = dequantized_per_tensor(part) else {
+            return Ok(None);
+        };
+        quantized_parts.push(p);
+    }
+    let Some((first, first_params)) = quantized_parts.first() else {
+        return Ok(None);
+    };
+    let first_type = first.r#type();
+    let alike = quantized_parts
+        .iter()
+        .all(|(q, p)| q.r#type() == first_type && same_params(p, first_params));
+    let Some((moved, float)) = moved_type(cat, *first).filter(|_| alike) else {
+        return Ok(None);
+    };
+    let Ok(dim) = cat.operand(1) else {
+        return Ok(None);
+    };
+    rewriter.as_rewriter_base().set_insertion_point_before(cat);
+    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), cat.location());
+    let qs: Vec<MlirValue> = quantized_parts.iter().map(|(q, _)| *q).collect();
+    let list = b.list(&qs, "vtensor")?;
+    let joined = b.aten_tensor("cat", &[list, dim], &moved)?;
+    Ok(Some(b.aten_tensor("dequantize.self", &[joined], &float)?))
+}
+
+/// q, for `quantize_per_tensor(dequantize(q), s, z, dtype)` where q has scale s, zero
+/// point z and the result's type.
+fn requantized_self<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<MlirValue<'c, 'a>> {
+    let (q, params) = dequantized_per_tensor(quantize.operand(0).ok()?)?;
+    let same = same_value(params.scale, quantize.operand(1).ok()?)
+        && same_value(params.zero_point, quantize.operand(2).ok()?)
+        && q.r#type() == quantize.result(0).ok()?.r#type();
+    same.then_some(q)
+}

@@ -1,0 +1,92 @@
+// sink-dequantize: ops that only move the elements of a per-tensor dequantized tensor
+// move its quantized integers, and the dequantize follows them; a quantize of a
+// dequantized tensor with that tensor's own parameters is the tensor itself.
+// RUN: qlower-opt --split-input-file --sink-dequantize --dce %s | FileCheck %s
+
+// QDQ Split → Concat → QuantizeLinear with one scale: the slices and the cat run on the
+// quint8 integers, and the quantize after the cat is gone.
+// CHECK-LABEL: func.func @split_then_concat(
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK: %[[A:.+]] = "torch.aten.slice.Tensor"(%[[Q]], {{.+}} -> !torch.vtensor<[1,2,4],!torch.quint8>
+// CHECK: %[[B:.+]] = "torch.aten.slice.Tensor"(%[[Q]], {{.+}} -> !torch.vtensor<[1,2,4],!torch.quint8>
+// CHECK: %[[L:.+]] = "torch.prim.ListConstruct"(%[[B]], %[[A]])
+// CHECK: %[[C:.+]] = "torch.aten.cat"(%[[L]], {{.+}} -> !torch.vtensor<[1,4,4],!torch.quint8>
+// CHECK-NOT: torch.aten.quantize_per_tensor
+// CHECK-NOT: torch.aten.dequantize.self
+// CHECK: return %[[C]]
+func.func @split_then_concat(%arg0: !torch.vtensor<[1,4,4],f32>) -> !torch.vtensor<[1,4,4],!torch.quint8> {
+  %s = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %q = "torch.aten.quantize_per_tensor"(%arg0, %s, %z, %dt) : (!torch.vtensor<[1,4,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,4,4],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[1,4,4],!torch.quint8>) -> !torch.vtensor<[1,4,4],f32>
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %two = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %four = "torch.constant.int"() {value = 4 : i64} : () -> !torch.int
+  %a = "torch.aten.slice.Tensor"(%x, %one, %zero, %two, %one) : (!torch.vtensor<[1,4,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[1,2,4],f32>
+  %b = "torch.aten.slice.Tensor"(%x, %one, %two, %four, %one) : (!torch.vtensor<[1,4,4],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[1,2,4],f32>
+  %l = "torch.prim.ListConstruct"(%b, %a) : (!torch.vtensor<[1,2,4],f32>, !torch.vtensor<[1,2,4],f32>) -> !torch.list<vtensor>
+  %c = "torch.aten.cat"(%l, %one) : (!torch.list<vtensor>, !torch.int) -> !torch.vtensor<[1,4,4],f32>
+  %s2 = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %y = "torch.aten.quantize_per_tensor"(%c, %s2, %z, %dt) : (!torch.vtensor<[1,4,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,4,4],!torch.quint8>
+  return %y : !torch.vtensor<[1,4,4],!torch.quint8>
+}
+
+// -----
+
+// A chain of reshape and permute of QOperator integers: both move the qint8 tensor,
+// and one dequantize at the end gives the floats.
+// CHECK-LABEL: func.func @reshape_then_permute(
+// CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%arg0,
+// CHECK: %[[R:.+]] = "torch.aten.reshape"(%[[M]], {{.+}} -> !torch.vtensor<[2,6],!torch.qint8>
+// CHECK: %[[P:.+]] = "torch.aten.permute"(%[[R]], {{.+}} -> !torch.vtensor<[6,2],!torch.qint8>
+// CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[P]]) : {{.+}} -> !torch.vtensor<[6,2],f32>
+// CHECK: return %[[D]]
+func.func @reshape_then_permute(%arg0: !torch.vtensor<[3,4],si8>) -> !torch.vtensor<[6,2],f32> {
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = -3 : i64} : () -> !torch.int
+  %m = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %s, %z) : (!torch.vtensor<[3,4],si8>, !torch.float, !torch.int) -> !torch.vtensor<[3,4],!torch.qint8>
+  %x = "torch.aten.dequantize.self"(%m) : (!torch.vtensor<[3,4],!torch.qint8>) -> !torch.vtensor<[3,4],f32>
+  %two = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %six = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %shape = "torch.prim.ListConstruct"(%two, %six) : (!torch.int, !torch.int) -> !torch.list<int>
+  %r = "torch.aten.reshape"(%x, %shape) : (!torch.vtensor<[3,4],f32>, !torch.list<int>) -> !torch.vtensor<[2,6],f32>
+  %perm = "torch.prim.ListConstruct"(%one, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %p = "torch.aten.permute"(%r, %perm) : (!torch.vtensor<[2,6],f32>, !torch.list<int>) -> !torch.vtensor<[6,2],f32>
+  return %p : !torch.vtensor<[6,2],f32>
+}
+
+// -----
+
+// Left alone: a cat of parts with different scales (fuse-for-cpu makes it a
+// qlower.qlinear_cat), a per-channel tensor, and a quantize with other parameters.
+// CHECK-LABEL: func.func @left_alone(
+// CHECK: "torch.aten.cat"({{.+}} -> !torch.vtensor<[4,2],f32>
+// CHECK: "torch.aten.reshape"({{.+}} -> !torch.vtensor<[4],f32>
+// CHECK: %[[Y:.+]] = "torch.aten.quantize_per_tensor"({{.+}} -> !torch.vtensor<[2,2],!torch.quint8>
+// CHECK: return {{.+}}, {{.+}}, %[[Y]]
+func.func @left_alone(%arg0: !torch.vtensor<[2,2],ui8>, %arg1: !torch.vtensor<[2,2],ui8>, %w: !torch.vtensor<[2,2],si8>) -> (!torch.vtensor<[4,2],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[2,2],!torch.quint8>) {
+  %s1 = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %s2 = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %a = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %s1, %z) : (!torch.vtensor<[2,2],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[2,2],!torch.quint8>
+  %b = "torch.aten._make_per_tensor_quantized_tensor"(%arg1, %s2, %z) : (!torch.vtensor<[2,2],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[2,2],!torch.quint8>
+  %fa = "torch.aten.dequantize.self"(%a) : (!torch.vtensor<[2,2],!torch.quint8>) -> !torch.vtensor<[2,2],f32>
+  %fb = "torch.aten.dequantize.self"(%b) : (!torch.vtensor<[2,2],!torch.quint8>) -> !torch.vtensor<[2,2],f32>
+  %l = "torch.prim.ListConstruct"(%fa, %fb) : (!torch.vtensor<[2,2],f32>, !torch.vtensor<[2,2],f32>) -> !torch.list<vtensor>
+  %c = "torch.aten.cat"(%l, %zero) : (!torch.list<vtensor>, !torch.int) -> !torch.vtensor<[4,2],f32>
+  %scales = "torch.vtensor.literal"() {value = dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>} : () -> !torch.vtensor<[2],f32>
+  %zps = "torch.vtensor.literal"() {value = dense<0> : tensor<2xsi8>} : () -> !torch.vtensor<[2],si8>
+  %pc = "torch.aten._make_per_channel_quantized_tensor"(%w, %scales, %zps, %zero) : (!torch.vtensor<[2,2],si8>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],si8>, !torch.int) -> !torch.vtensor<[2,2],!torch.qint8>
+  %fw = "torch.aten.dequantize.self"(%pc) : (!torch.vtensor<[2,2],!torch.qint8>) -> !torch.vtensor<[2,2],f32>
+  %four = "torch.constant.int"() {value = 4 : i64} : () -> !torch.int
+  %shape = "torch.prim.ListConstruct"(%four) : (!torch.int) -> !torch.list<int>
+  %r = "torch.aten.reshape"(%fw, %shape) : (!torch.vtensor<[2,2],f32>, !torch.list<int>) -> !torch.vtensor<[4],f32>
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%fa, %s2, %z, %dt) : (!torch.vtensor<[2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2,2],!torch.quint8>
+  return %c, %r, %y : !torch.vtensor<[4,2],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[2,2],!torch.quint8>
+}
