@@ -11,11 +11,11 @@ use anyhow::{Context as _, Result, bail};
 use super::resize_antialias::{Filter, antialiased};
 use super::resize_crop::{axis_coords, extrapolate, split_options};
 use super::resize_cubic::{Cubic, bicubic};
-use crate::kernels::tensor::Tensor;
-use crate::kernels::tensor::data::{Prec, from_f64, gather};
+use crate::kernels::tensor::data::{Prec, from_f64, gather, gather_rows};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{MAX_ELEMENTS, cartesian_offsets, result_count, strides};
 use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Quant, Tensor};
 use crate::kernels::{Call, Kernel, args};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
@@ -229,9 +229,6 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
             x.shape
         );
     }
-    if x.quant.is_some() {
-        bail!("interpolating a quantized tensor is not supported");
-    }
     let align_corners = match args::opt(c, 4) {
         Some(_) => args::boolean(c, 4)?,
         None => false,
@@ -243,6 +240,19 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
     let input = x.shape[2..].to_vec();
     let (output, scales) = target(c, &input)?;
     let coords = axis_coords(coord, &crop, &input, &output)?;
+    // Nearest sampling only picks elements, so a quantized tensor keeps its parameters
+    // (per channel along N or C, which it keeps); a crop's extrapolation value and the
+    // other modes compute floats.
+    let picks = matches!(mode, Mode::Nearest(_))
+        && !coords
+            .iter()
+            .any(|c| matches!(c, Coord::TfCropAndResize { .. }));
+    let quant = match &x.quant {
+        None => None,
+        Some(q @ Quant::PerTensor { .. }) if picks => Some(q.clone()),
+        Some(q @ Quant::PerChannel { axis, .. }) if picks && *axis < 2 => Some(q.clone()),
+        Some(_) => bail!("interpolating a quantized tensor is supported in nearest mode only"),
+    };
     if input.contains(&0) && !output.iter().all(|&o| o == 0) {
         bail!("interpolation of an empty input to {output:?}");
     }
@@ -252,7 +262,9 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
     let out_block = result_count(&output)?;
     if result_count(&shape)? == 0 {
         // Nothing to compute (and no per-axis tables to build for huge sizes).
-        return args::ret(c, Tensor::new(shape, gather(&x.data, &[]))?);
+        let mut t = Tensor::new(shape, gather(&x.data, &[]))?;
+        t.quant = quant;
+        return args::ret(c, t);
     }
     let data = match mode {
         Mode::Nearest(rounding) => {
@@ -267,14 +279,20 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
                         .collect()
                 })
                 .collect();
-            let lists: Vec<&[usize]> = axes.iter().map(Vec::as_slice).collect();
-            let mut offsets = Vec::with_capacity(out_block);
-            cartesian_offsets(&lists, &strides(&input), &mut offsets);
-            let mut indices = Vec::with_capacity(result_count(&[planes, out_block])?);
+            // Every output row picks the same columns from its input row: the offsets
+            // of the input rows, and the last axis's picks.
+            let Some((cols, rows)) = axes.split_last() else {
+                bail!("interpolation without spatial axes");
+            };
+            let lists: Vec<&[usize]> = rows.iter().map(Vec::as_slice).collect();
+            let in_strides = strides(&input);
+            let mut offsets = Vec::with_capacity(out_block / cols.len().max(1));
+            cartesian_offsets(&lists, &in_strides[..rows.len()], &mut offsets);
+            let mut starts = Vec::with_capacity(result_count(&[planes, offsets.len()])?);
             for p in 0..planes {
-                indices.extend(offsets.iter().map(|&o| p * in_block + o));
+                starts.extend(offsets.iter().map(|&o| p * in_block + o));
             }
-            gather(&x.data, &indices)
+            gather_rows(&x.data, &starts, cols)
         }
         // Antialiasing only changes linear and cubic sampling (ONNX ignores it for
         // nearest), and only along axes that shrink; growing axes get the same
@@ -298,7 +316,9 @@ fn interpolate(c: &Call) -> Result<Vec<Value>> {
         &coords,
         crop.extrapolation,
     );
-    args::ret(c, Tensor::new(shape, data)?)
+    let mut t = Tensor::new(shape, data)?;
+    t.quant = quant;
+    args::ret(c, t)
 }
 
 /// One axis's interpolation: the two input positions and their weights.
@@ -381,6 +401,7 @@ fn bilinear(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::tensor::Data;
     use crate::kernels::testing::*;
 
     fn interp(
@@ -400,6 +421,61 @@ mod tests {
             Value::Bool(false),
         ];
         f32_values(&run1("aten.__interpolate.size_list_scale_list", &args, unknown()).unwrap())
+    }
+
+    #[test]
+    fn nearest_picks_quantized_bytes_and_keeps_their_parameters() {
+        let mut q = Tensor::new(vec![1, 2, 2, 3], Data::U8((0..12).collect())).unwrap();
+        q.quant = Some(Quant::PerTensor {
+            scale: 0.5,
+            zero_point: 3,
+        });
+        let args = |mode: &str| {
+            [
+                Value::tensor(q.clone()),
+                Value::None,
+                Value::FloatList(vec![2.0, 2.0]),
+                Value::Str(mode.into()),
+                Value::Bool(false),
+                Value::None,
+                Value::Bool(false),
+            ]
+        };
+        let t = run1(
+            "aten.__interpolate.size_list_scale_list",
+            &args("nearest"),
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, [1, 2, 4, 6]);
+        assert_eq!(t.quant, q.quant);
+        let Data::U8(v) = &t.data else {
+            panic!("bytes expected")
+        };
+        assert_eq!(&v[..12], &[0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(&v[24..30], &[6, 6, 7, 7, 8, 8]);
+        let floats = f32s(
+            &[1, 2, 2, 3],
+            &(0..12).map(|v| v as f32).collect::<Vec<_>>(),
+        );
+        let mut float_args = args("nearest");
+        float_args[0] = floats;
+        let f = run1(
+            "aten.__interpolate.size_list_scale_list",
+            &float_args,
+            unknown(),
+        )
+        .unwrap();
+        let as_bytes: Vec<u8> = f32_values(&f).iter().map(|&x| x as u8).collect();
+        assert_eq!(&as_bytes, v);
+        assert!(
+            run(
+                "aten.__interpolate.size_list_scale_list",
+                &args("bilinear"),
+                &[unknown()]
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -42,6 +42,19 @@ pub fn gather(data: &Data, indices: &[usize]) -> Data {
     map_same!(data, v => indices.iter().map(|&i| v[i]).collect())
 }
 
+/// `data[s + c]` for each `c` of `cols` within each `s` of `row_starts`, rows one after
+/// another: a gather that picks the same columns from every row.
+pub fn gather_rows(data: &Data, row_starts: &[usize], cols: &[usize]) -> Data {
+    map_same!(data, v => {
+        let mut out = Vec::with_capacity(row_starts.len() * cols.len());
+        for &s in row_starts {
+            let row = &v[s..];
+            out.extend(cols.iter().map(|&c| row[c]));
+        }
+        out
+    })
+}
+
 /// The spans `data[start..start + len]`, one after another: a gather of contiguous
 /// pieces of any lengths, copied a piece at a time.
 pub fn gather_spans(data: &Data, spans: &[(usize, usize)]) -> Data {
