@@ -99,6 +99,11 @@ pub fn passes() -> &'static [Pass] {
             description: "Rewrite each quantized pattern the CPU backend runs as one kernel into one qlower.* op carrying that kernel's operands",
             run: run_fuse_for_cpu,
         },
+        Pass {
+            name: "compose-lookups",
+            description: "Turn qlower.qlinear_mul/add of a tensor and a table lookup of that tensor into one qlower.qlinear_lookup (the backend form, after fuse-for-cpu)",
+            run: run_compose_lookups,
+        },
     ]
 }
 
@@ -171,6 +176,15 @@ fn run_sink_dequantize<'c>(
     _: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::sink_dequantize(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_compose_lookups<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::compose_lookups(context, module)?;
     Ok(Vec::new())
 }
 
@@ -264,15 +278,19 @@ pub fn compile<'c>(
     Ok(Compiled { module, warnings })
 }
 
-/// The fused form to the backend form: `sink-dequantize`, then `fuse-for-cpu`, each
-/// followed by `dce` (fuse-for-cpu counts uses, so the ops the first pass replaced
-/// must be gone; the float ops each fused op replaced are dead afterwards).
+/// The fused form to the backend form: `sink-dequantize`, `fuse-for-cpu` and
+/// `compose-lookups`, each followed by `dce` (fuse-for-cpu counts uses, so the ops the
+/// first pass replaced must be gone; the float ops each fused op replaced are dead
+/// afterwards).
 fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<()> {
     transforms::dce(context, module);
     transforms::sink_dequantize(context, module)?;
     transforms::dce(context, module);
     transforms::fuse_for_cpu(context, module)?;
     transforms::dce(context, module);
+    if transforms::compose_lookups(context, module)? > 0 {
+        transforms::dce(context, module);
+    }
     Ok(())
 }
 

@@ -20,7 +20,7 @@ mod unsigned_max_pool;
 mod walk;
 
 pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
-pub use cpu_fusion::{fuse_for_cpu, sink_dequantize};
+pub use cpu_fusion::{compose_lookups, fuse_for_cpu, sink_dequantize};
 pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;

@@ -82,7 +82,9 @@ pub(super) fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<
         }),
         // Integers `sink-dequantize` moved: the parameters of what they were moved
         // from, per tensor only (that pass moves nothing else).
-        name if super::sink_dequantize::MOVEMENTS.contains(&name) => {
+        name if super::sink_dequantize::MOVEMENTS.contains(&name)
+            || super::sink_dequantize::is_nearest_interpolation(make, name) =>
+        {
             moved(v, quantized(operand(0)?)?)
         }
         "torch.aten.cat" => {

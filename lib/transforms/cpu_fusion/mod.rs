@@ -10,7 +10,8 @@
 //! quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR
 //! and returns a `Fusion` or declines. `sink_dequantize` is the pass the CPU pipelines
 //! run first: it moves quantized integers instead of dequantized floats, so that the
-//! matchers see each dequantize next to what consumes it.
+//! matchers see each dequantize next to what consumes it. `compose_lookups` runs after
+//! it: a fused product or sum of a tensor and its own lookup becomes one lookup.
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -21,6 +22,7 @@
 //! once, and nothing in it can panic (the matchers decline with `None`).
 
 mod avg_pool;
+mod compose_lookups;
 mod concat;
 mod conv_matmul;
 mod dynamic;
@@ -30,6 +32,7 @@ mod max_pool;
 mod nbits;
 mod sink_dequantize;
 
+pub use compose_lookups::compose_lookups;
 pub use sink_dequantize::sink_dequantize;
 
 use std::collections::HashMap;

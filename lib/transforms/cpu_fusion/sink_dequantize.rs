@@ -1,8 +1,8 @@
 //! `sink-dequantize` (the CPU pipelines): an op that only moves the elements of a
 //! per-tensor dequantized tensor moves its quantized integers instead, and the
 //! dequantize follows it: `slice(dequantize(q))` becomes `dequantize(slice(q))`, and
-//! likewise reshapes, permutes, squeezes, selections and a `cat` whose parts share one
-//! scale, zero point and type. Then `quantize_per_tensor(dequantize(q), s, z)` with q's
+//! likewise reshapes, permutes, squeezes, selections, nearest-neighbour interpolation
+//! and a `cat` whose parts share one scale, zero point and type. Then `quantize_per_tensor(dequantize(q), s, z)` with q's
 //! own parameters is q itself.
 //!
 //! Why: QDQ models wrap Concat, Split, Reshape and Transpose in DequantizeLinear and
@@ -15,6 +15,7 @@
 //! (`conv_matmul::quantized` follows the moved integers back to their parameters).
 
 use anyhow::Result;
+use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
 use melior::{Context, IrRewriter};
@@ -58,7 +59,8 @@ pub fn sink_dequantize(context: &Context, module: &mut Module) -> Result<usize> 
         // dequantize the previous rewrite put after it.
         for op in operations(block) {
             let name = op_name(op);
-            let replacement = if MOVEMENTS.contains(&name.as_str()) {
+            let moves = MOVEMENTS.contains(&name.as_str()) || is_nearest_interpolation(op, &name);
+            let replacement = if moves {
                 sink_movement(context, &rewriter, op, &name)?
             } else if name == "torch.aten.cat" {
                 sink_cat(context, &rewriter, op)?
@@ -76,6 +78,25 @@ pub fn sink_dequantize(context: &Context, module: &mut Module) -> Result<usize> 
         }
     }
     Ok(rewritten)
+}
+
+/// Whether `op` is an `__interpolate` in plain nearest mode (no crop), which only picks
+/// elements.
+pub(super) fn is_nearest_interpolation(op: OperationRef, name: &str) -> bool {
+    if name != "torch.aten.__interpolate.size_list_scale_list" {
+        return false;
+    }
+    let mode = op
+        .operand(3)
+        .ok()
+        .and_then(|v| named(v, "torch.constant.str"))
+        .and_then(|s| s.attribute("value").ok())
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|a| a.value().to_string());
+    mode.is_some_and(|m| {
+        let base = m.split(',').next().unwrap_or("");
+        base.starts_with("nearest") && !m.contains("tf_crop_and_resize")
+    })
 }
 
 /// The quantized tensor `v` dequantizes, when `v = dequantize.self(q)` and q is
