@@ -5,7 +5,9 @@
 
 use anyhow::{Result, bail};
 
-use super::zip::{Arg, arg, float_result, int_result, out_dtype, zip_float, zip_int};
+use super::zip::{
+    Arg, arg, fast_f32_unary, float_result, int_result, out_dtype, scalar_f32, zip_float, zip_int,
+};
 use crate::kernels::tensor::data::{Prec, from_i64, is_float};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -55,6 +57,11 @@ fn sign(c: &Call) -> Result<Vec<Value>> {
 fn pow(c: &Call) -> Result<Vec<Value>> {
     let (a, b) = (arg(c, 0)?, arg(c, 1)?);
     let dtype = out_dtype(c, &[a, b])?;
+    if dtype == DType::F32
+        && let Some((shape, v)) = fast_pow_f32(&a, &b)
+    {
+        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    }
     if is_float(dtype) {
         let prec = Prec(dtype);
         let (shape, v) = zip_float(&[a, b], prec, |x| x[0].powf(x[1]))?;
@@ -72,6 +79,33 @@ fn pow(c: &Call) -> Result<Vec<Value>> {
         zip_int(&[a, b], |x| Ok(int_pow(x[0], x[1])))?
     };
     int_result(c, shape, &v, dtype)
+}
+
+/// The f32 fast path of `pow`: an f32 base tensor and a constant exponent (a scalar or
+/// a one-element tensor) of 2, which ONNX Runtime computes as `x * x` too. `x * x` in
+/// f32 is the f64 power rounded to f32: the f64 square of an f32 is exact, so both round
+/// the exact square once. `None` for any other exponent: `x^3` rounded twice in f32
+/// differs, and even `x^1`'s NaNs come back from libm's `pow` with their sign cleared.
+fn fast_pow_f32(a: &Arg, b: &Arg) -> Option<(Vec<usize>, Vec<f32>)> {
+    let exponent = match b {
+        Arg::Tensor(t) if t.data.len() == 1 => match t.data.to_f64()[..] {
+            [e] => Prec(DType::F32).round(e),
+            _ => return None,
+        },
+        Arg::Tensor(_) => return None,
+        _ => scalar_f32(b)? as f64,
+    };
+    // The result's shape is the base's only when the exponent's rank does not exceed it.
+    if let Arg::Tensor(t) = b
+        && t.rank() > a.shape().len()
+    {
+        return None;
+    }
+    if exponent != 2.0 {
+        return None;
+    }
+    // `None` unless the base is an f32 tensor.
+    fast_f32_unary(a, |x| x * x)
 }
 
 /// `base^exp` with wrapping multiplication; negative exponents truncate toward zero.
@@ -185,6 +219,7 @@ fn logical(c: &Call, f: fn(bool, bool) -> bool) -> Result<Vec<Value>> {
 mod tests {
     use crate::kernels::tensor::Data;
     use crate::kernels::tensor::dtype::DType;
+    use crate::kernels::tensor::value::Value;
     use crate::kernels::testing::*;
 
     #[test]
@@ -204,6 +239,59 @@ mod tests {
         let args = [i32s(&[1], &[9]), f32s(&[1], &[0.5])];
         let t = run1("aten.pow.Tensor_Tensor", &args, of(DType::I32)).unwrap();
         assert_eq!(t.data, Data::I32(vec![3]));
+    }
+
+    #[test]
+    fn squares_of_f32_are_the_general_paths_bytes() {
+        use super::super::zip::{Arg, zip_float};
+        use super::fast_pow_f32;
+        use crate::kernels::tensor::Tensor;
+        use crate::kernels::tensor::data::Prec;
+        // Every 4099th bit pattern (all classes: NaNs, infinities, subnormals, ±0.0),
+        // the smallest subnormals, and awkward values.
+        let mut base: Vec<f32> = (0..=u32::MAX).step_by(4099).map(f32::from_bits).collect();
+        base.extend((0..4096u32).flat_map(|b| [f32::from_bits(b), f32::from_bits(b | 1 << 31)]));
+        base.extend(awkward_f32s(5, 4096, true));
+        base.extend([0.0, -0.0, f32::MAX, f32::MIN, 1.5e19, 1.9e-23]);
+        let x = Tensor::new(vec![base.len()], Data::F32(base)).unwrap();
+        let f32_one = |e: f32| Tensor::new(vec![1], Data::F32(vec![e])).unwrap();
+        let i64_rank0 = |e: i64| Tensor::new(vec![], Data::I64(vec![e])).unwrap();
+        for e in [2.0] {
+            let (t32, t64) = (f32_one(e as f32), i64_rank0(e as i64));
+            let exponents = [
+                Arg::Float(e),
+                Arg::Int(e as i64),
+                Arg::Tensor(&t32),
+                Arg::Tensor(&t64),
+            ];
+            for b in exponents {
+                let a = Arg::Tensor(&x);
+                let (shape, fast) = fast_pow_f32(&a, &b).unwrap();
+                let (slow_shape, slow) =
+                    zip_float(&[a, b], Prec(DType::F32), |v| v[0].powf(v[1])).unwrap();
+                assert_eq!(shape, slow_shape);
+                let slow: Vec<f32> = slow.iter().map(|&v| v as f32).collect();
+                assert_same_f32_bits(&fast, &slow, &format!("exponent {e} as {b:?}"));
+            }
+        }
+        // Other exponents, an exponent per element, and an exponent of higher rank take
+        // the general path.
+        let a = Arg::Tensor(&x);
+        for e in [1.0, 3.0, 0.5, -1.0, 2.5, 0.0] {
+            assert!(fast_pow_f32(&a, &Arg::Float(e)).is_none());
+        }
+        let two = Tensor::new(vec![1, 1, 1], Data::F32(vec![2.0])).unwrap();
+        assert!(fast_pow_f32(&a, &Arg::Tensor(&two)).is_none());
+        let twos = Tensor::new(vec![2], Data::F32(vec![2.0; 2])).unwrap();
+        let pair = Tensor::new(vec![2], Data::F32(vec![3.0, -0.0])).unwrap();
+        assert!(fast_pow_f32(&Arg::Tensor(&pair), &Arg::Tensor(&twos)).is_none());
+        let t = run1(
+            "aten.pow.Tensor_Scalar",
+            &[Value::tensor(pair.clone()), Value::Float(2.0)],
+            of(DType::F32),
+        )
+        .unwrap();
+        assert_same_f32_bits(&f32_values(&t), &[9.0, 0.0], "pow.Tensor_Scalar");
     }
 
     #[test]

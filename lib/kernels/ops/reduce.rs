@@ -4,6 +4,9 @@
 //! every minimum and maximum, as in torch.
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use super::zip::with_avx2;
 
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
 use crate::kernels::tensor::dtype::DType;
@@ -169,23 +172,120 @@ fn total(c: &Call, dims_at: Option<usize>, dtype_at: usize, mean: bool) -> Resul
         bail!("mean of {} values: only floats are averaged", dtype);
     }
     let r = reduction(&x.shape, dims, keepdim)?;
+    if let (DType::F32, Data::F32(v), None) = (dtype, &x.data, &x.quant) {
+        let mut out = sums_f32(v, &r);
+        if mean {
+            // n rounds to f32 as the general path rounds it; an f32 quotient is the
+            // f64 quotient rounded to f32.
+            let n = r.inner.len() as f64 as f32;
+            out.iter_mut().for_each(|s| *s /= n);
+        }
+        return args::ret(c, Tensor::new(r.shape, Data::F32(out))?);
+    }
     let data = if is_float(dtype) {
         let p = Prec(dtype);
         let v: Vec<f64> = values(x)?.into_iter().map(|x| p.round(x)).collect();
         let n = p.round(r.inner.len() as f64);
-        let out: Vec<f64> = r
-            .bases
-            .iter()
-            .map(|&b| {
-                let sum = r.inner.iter().fold(0.0, |acc, &j| p.round(acc + v[b + j]));
-                if mean { p.round(sum / n) } else { sum }
-            })
-            .collect();
+        let mut out = sums_f64(&v, &r, p);
+        if mean {
+            out.iter_mut().for_each(|s| *s = p.round(*s / n));
+        }
         from_f64(dtype, &out)
     } else {
         from_i64(dtype, &fold_ints(x, &r, 0, i64::wrapping_add)?)
     };
     args::ret(c, Tensor::new(r.shape, data)?)
+}
+
+/// Each output's sum of `v`, added in index order from +0.0 and rounded to `p` after
+/// every addition.
+fn sums_f64(v: &[f64], r: &Reduction, p: Prec) -> Vec<f64> {
+    r.bases
+        .iter()
+        .map(|&b| r.inner.iter().fold(0.0, |acc, &j| p.round(acc + v[b + j])))
+        .collect()
+}
+
+/// Outputs the f32 sum folds side by side.
+const LANES: usize = 8;
+
+/// Elements summed per rayon task: below this, splitting costs more than it saves.
+const SUM_CHUNK: usize = 1 << 16;
+
+/// Each output's sum of an f32 tensor, in f32: the general path's fold, in index order
+/// from +0.0, since an f32 sum rounded from f64 is the f32 sum. `LANES` outputs fold at
+/// once so that their additions are independent; each output's order is unchanged.
+fn sums_f32(v: &[f32], r: &Reduction) -> Vec<f32> {
+    let mut out = vec![0.0f32; r.bases.len()];
+    if r.inner.is_empty() {
+        // A zero-sized reduced dimension: every sum is +0.0 (and `bases` may point past
+        // the empty data).
+        return out;
+    }
+    // The reduced elements of one output are contiguous (the reduced dimensions are the
+    // last ones): each lane reads a row.
+    let rows = r.inner.iter().enumerate().all(|(j, &i)| i == j);
+    let work = r.inner.len().max(1) * LANES;
+    let groups = (SUM_CHUNK / work).max(1);
+    let task = |(g, sums): (usize, &mut [f32])| {
+        let bases = &r.bases[g * groups * LANES..][..sums.len()];
+        for (sums, bases) in sums.chunks_mut(LANES).zip(bases.chunks(LANES)) {
+            let lanes = fold_lanes(v, bases, &r.inner, rows);
+            sums.copy_from_slice(&lanes[..sums.len()]);
+        }
+    };
+    if out.len() > groups * LANES {
+        out.par_chunks_mut(groups * LANES)
+            .enumerate()
+            .for_each(task);
+    } else {
+        task((0, &mut out));
+    }
+    out
+}
+
+/// The sums of the (at most `LANES`) outputs at `bases`, each folding `inner` in order;
+/// a short group repeats its last output in the spare lanes.
+fn fold_lanes(v: &[f32], bases: &[usize], inner: &[usize], rows: bool) -> [f32; LANES] {
+    let last = bases.len() - 1;
+    let b: [usize; LANES] = std::array::from_fn(|k| bases[k.min(last)]);
+    with_avx2(
+        #[inline(always)]
+        || {
+            let mut acc = [0.0f32; LANES];
+            let consecutive = bases.len() == LANES && (0..LANES).all(|k| b[k] == b[0] + k);
+            if consecutive {
+                // Outputs next to each other in memory (a reduction over an outer
+                // dimension): one vector of lanes per reduced position.
+                for &j in inner {
+                    let x: &[f32; LANES] = v[b[0] + j..][..LANES].try_into().expect("lanes");
+                    for k in 0..LANES {
+                        acc[k] += x[k];
+                    }
+                }
+            } else if rows {
+                let n = inner.len();
+                let rows: [&[f32]; LANES] = std::array::from_fn(|k| &v[b[k]..][..n]);
+                #[expect(
+                    clippy::needless_range_loop,
+                    reason = "j is a column, taken from every row"
+                )]
+                for j in 0..n {
+                    let x: [f32; LANES] = std::array::from_fn(|k| rows[k][j]);
+                    for k in 0..LANES {
+                        acc[k] += x[k];
+                    }
+                }
+            } else {
+                for &j in inner {
+                    for k in 0..LANES {
+                        acc[k] += v[b[k] + j];
+                    }
+                }
+            }
+            acc
+        },
+    )
 }
 
 /// A reduction's result dtype: operand `at` when given, else as declared, else the
@@ -270,6 +370,47 @@ mod tests {
         let args = [x, ints(&[-1]), Value::Bool(false)];
         let t = run1("aten.amax", &args, unknown()).unwrap();
         assert_eq!(f32_values(&t), vec![3.0, 6.0]);
+    }
+
+    #[test]
+    fn f32_sums_fold_as_the_f64_path_does() {
+        use super::{Prec, reduction, sums_f32, sums_f64};
+        let cases: &[(&[usize], &[i64])] = &[
+            (&[1, 7, 64], &[-1]),
+            (&[1, 7, 512], &[2]),
+            (&[3, 5, 9], &[1]),
+            (&[3, 5, 9], &[0]),
+            (&[3, 5, 9], &[0, 2]),
+            (&[3, 5, 9], &[2, 1]),
+            (&[3, 5, 9], &[]),
+            (&[13, 40], &[0]),
+            (&[5, 17, 8], &[1]),
+            (&[2, 0, 3], &[1]),
+            (&[0, 3], &[0]),
+            (&[2, 0, 3], &[2]),
+            (&[300, 300], &[1]),
+            (&[300, 300], &[0]),
+            (&[], &[]),
+        ];
+        for (seed, &(shape, dims)) in cases.iter().enumerate() {
+            for specials in [false, true] {
+                let n: usize = shape.iter().product();
+                let v = awkward_f32s(seed as u64, n, specials);
+                let r = reduction(shape, dims, true).unwrap();
+                let wide: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+                let slow = sums_f64(&wide, &r, Prec(DType::F32));
+                let fast = sums_f32(&v, &r);
+                let slow32: Vec<f32> = slow.iter().map(|&s| s as f32).collect();
+                let what = format!("sums of {shape:?} over {dims:?}");
+                assert_same_f32_bits(&fast, &slow32, &what);
+                // The means through the kernel: the sums divided by n, rounded to f32.
+                let args = [f32s(shape, &v), ints(dims), Value::Bool(false), Value::None];
+                let t = run1("aten.mean.dim", &args, unknown()).unwrap();
+                let count = r.inner.len() as f64 as f32 as f64;
+                let means: Vec<f32> = slow.iter().map(|&s| (s / count) as f32).collect();
+                assert_same_f32_bits(&f32_values(&t), &means, &format!("means {what}"));
+            }
+        }
     }
 
     #[test]

@@ -170,7 +170,7 @@ const CHUNK: usize = 1 << 15;
 /// operations round the same at any vector width, so only their speed changes. The
 /// caller marks `body` `#[inline(always)]`, so it is compiled into the wrapper.
 #[inline(always)]
-fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
+pub(super) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::isa::Isa::best().includes(crate::kernels::isa::Isa::Avx2) {
         #[target_feature(enable = "avx2")]
@@ -292,9 +292,63 @@ fn repeating(
     out
 }
 
-/// `fast_f32_unary` for two operands: f32 tensors of one shape, one of them a scalar, or
-/// one repeating whole over the other (`repeats_over`: a bias over the last axis).
-/// `None` for other broadcasts.
+/// How many elements of `big` share each element of `small` when `small`'s shape is
+/// `big`'s with its trailing dimensions set to 1 (leading 1s aside): `[1, 7, 1]`
+/// against `[1, 7, 512]`, a per-row divisor, gives 512. `None` for any other broadcast
+/// and for no broadcast at all.
+fn per_row(small: &[usize], big: &[usize]) -> Option<usize> {
+    let pad = big.len().checked_sub(small.len())?;
+    let aligned = |d: usize| if d < pad { 1 } else { small[d - pad] };
+    let kept = (0..big.len()).take_while(|&d| aligned(d) == big[d]).count();
+    let inner: usize = big[kept..].iter().product();
+    let trailing_ones = (kept..big.len()).all(|d| aligned(d) == 1);
+    (trailing_ones && inner > 1).then_some(inner)
+}
+
+/// `f` over `big` and `small` (which broadcasts `per_row` over it, `inner` elements a
+/// row): element `i` of `big` against element `i / inner` of `small`; `swap` when
+/// `small` is the first operand of `f`.
+fn rowwise(
+    big: &[f32],
+    small: &[f32],
+    inner: usize,
+    swap: bool,
+    f: &(impl Fn(f32, f32) -> f32 + Sync),
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; big.len()];
+    let body = |((x, y), s): ((&[f32], &mut [f32]), &[f32])| {
+        with_avx2(
+            #[inline(always)]
+            || {
+                for ((x, y), &s) in x.chunks(inner).zip(y.chunks_mut(inner)).zip(s) {
+                    let pairs = x.iter().zip(y.iter_mut());
+                    if swap {
+                        pairs.for_each(|(x, y)| *y = f(s, *x));
+                    } else {
+                        pairs.for_each(|(x, y)| *y = f(*x, s));
+                    }
+                }
+            },
+        )
+    };
+    // Whole rows per task, each with its own elements of `small`.
+    let rows = (CHUNK / inner).max(1);
+    let chunk = rows * inner;
+    if big.len() > chunk {
+        big.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
+            .zip(small.par_chunks(rows))
+            .for_each(body);
+    } else {
+        body(((big, &mut out), small));
+    }
+    out
+}
+
+/// `fast_f32_unary` for two operands: f32 tensors of one shape, one of them a scalar,
+/// one repeating whole over the other (`repeats_over`: a bias over the last axis), or
+/// one with an element per row of the other (`per_row`: a `[1, 7, 1]` divisor of a
+/// `[1, 7, 512]` tensor). `None` for other broadcasts.
 pub fn fast_f32_binary(
     a: &Arg,
     b: &Arg,
@@ -311,6 +365,12 @@ pub fn fast_f32_binary(
         }
         if repeats_over(&ta.shape, &tb.shape) {
             return Some((tb.shape.clone(), repeating(vb, va, true, &f)));
+        }
+        if let Some(inner) = per_row(&tb.shape, &ta.shape) {
+            return Some((ta.shape.clone(), rowwise(va, vb, inner, false, &f)));
+        }
+        if let Some(inner) = per_row(&ta.shape, &tb.shape) {
+            return Some((tb.shape.clone(), rowwise(vb, va, inner, true, &f)));
         }
         return None;
     }
@@ -416,6 +476,64 @@ mod tests {
         assert!(repeats_over(&[], &[2, 3]));
         assert!(!repeats_over(&[2, 1], &[2, 3]));
         assert!(!repeats_over(&[2, 3, 4], &[3, 4]));
+    }
+
+    #[test]
+    fn the_fast_path_pairs_each_row_with_its_element_either_side() {
+        use crate::kernels::testing::{assert_same_f32_bits, awkward_f32s};
+        type Op = (fn(f32, f32) -> f32, fn(f64, f64) -> f64);
+        let ops: [Op; 4] = [
+            (|p, q| p + q, |p, q| p + q),
+            (|p, q| p - q, |p, q| p - q),
+            (|p, q| p * q, |p, q| p * q),
+            (|p, q| p / q, |p, q| p / q),
+        ];
+        let cases: &[(&[usize], &[usize], usize)] = &[
+            (&[1, 7, 512], &[1, 7, 1], 512),
+            (&[2, 3, 5], &[2, 3, 1], 5),
+            (&[2, 3, 5], &[2, 1, 1], 15),
+            (&[1, 3, 5], &[3, 1], 5),
+            (&[4, 1, 3], &[4, 1, 1], 3),
+            (&[7, 2], &[7, 1], 2),
+            (&[0, 4], &[0, 1], 4),
+            // More than one task's worth of rows, and rows longer than a task.
+            (&[40, 1000], &[40, 1], 1000),
+            (&[3, 40000], &[3, 1], 40000),
+        ];
+        for (seed, &(big, small, inner)) in cases.iter().enumerate() {
+            assert_eq!(per_row(small, big), Some(inner), "{small:?} in {big:?}");
+            let n: usize = big.iter().product();
+            let m: usize = small.iter().product();
+            let x = Tensor::new(
+                big.to_vec(),
+                Data::F32(awkward_f32s(2 * seed as u64, n, true)),
+            );
+            let y = Tensor::new(
+                small.to_vec(),
+                Data::F32(awkward_f32s(1 + 2 * seed as u64, m, true)),
+            );
+            let (x, y) = (x.unwrap(), y.unwrap());
+            for (fast_op, slow_op) in ops {
+                for swap in [false, true] {
+                    let (p, q) = if swap { (&y, &x) } else { (&x, &y) };
+                    let (p, q) = (Arg::Tensor(p), Arg::Tensor(q));
+                    let (shape, fast) = fast_f32_binary(&p, &q, fast_op).unwrap();
+                    let (_, slow) =
+                        zip_float(&[p, q], Prec(DType::F32), |v| slow_op(v[0], v[1])).unwrap();
+                    assert_eq!(shape, big.to_vec());
+                    let slow: Vec<f32> = slow.iter().map(|&v| v as f32).collect();
+                    let what = format!("{small:?} in {big:?}, swap {swap}");
+                    assert_same_f32_bits(&fast, &slow, &what);
+                }
+            }
+        }
+        // Broadcasts on both sides, or over a middle dimension, are not rows.
+        assert_eq!(per_row(&[2, 1, 5], &[2, 3, 5]), None);
+        assert_eq!(per_row(&[1, 3, 1], &[2, 3, 5]), None);
+        assert_eq!(per_row(&[3, 1], &[2, 3, 5]), None);
+        assert_eq!(per_row(&[3, 1], &[3, 1]), None);
+        assert_eq!(per_row(&[2, 3, 1], &[3, 5]), None);
+        assert_eq!(per_row(&[2, 0], &[2, 0]), None);
     }
 
     #[test]

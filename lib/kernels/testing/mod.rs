@@ -131,3 +131,53 @@ pub fn test_data(seed: u64, n: usize, signed: bool) -> Data {
         Data::U8(b)
     }
 }
+
+/// Deterministic f32 test values that exercise rounding: normal numbers of mixed
+/// magnitudes and signs, subnormals, ±0.0 and, with `specials`, NaNs (with payloads and
+/// either sign), infinities and values near f32::MAX.
+pub fn awkward_f32s(seed: u64, n: usize, specials: bool) -> Vec<f32> {
+    const SPECIAL: [f32; 8] = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN,
+        f32::MIN_POSITIVE,
+        -f32::NAN,
+        // A quiet NaN with a payload.
+        f32::from_bits(0x7fc1_2345),
+    ];
+    let b = test_bytes(seed, n * 5);
+    b.chunks_exact(5)
+        .map(|c| {
+            let bits = u32::from_le_bytes([c[1], c[2], c[3], c[4]]);
+            let sign = bits & 0x8000_0000;
+            match c[0] {
+                0..=11 if specials => SPECIAL[usize::from(c[0]) % SPECIAL.len()],
+                0..=23 => f32::from_bits(sign | (bits & 0x007f_ffff)),
+                24..=29 => f32::from_bits(sign),
+                _ => {
+                    // Exponents from 2^-12 to 2^11, full mantissas.
+                    let exp = 115 + (c[0] as u32 % 24);
+                    f32::from_bits(sign | (exp << 23) | (bits & 0x007f_ffff))
+                }
+            }
+        })
+        .collect()
+}
+
+/// Asserts that `fast` and `slow` hold the same f32 bit patterns (NaN payloads and the
+/// sign of zero included), naming the first element that differs.
+#[track_caller]
+pub fn assert_same_f32_bits(fast: &[f32], slow: &[f32], what: &str) {
+    assert_eq!(fast.len(), slow.len(), "{what}: lengths");
+    if let Some(i) = (0..fast.len()).find(|&i| fast[i].to_bits() != slow[i].to_bits()) {
+        panic!(
+            "{what}: element {i} is {:#010x} ({}), expected {:#010x} ({})",
+            fast[i].to_bits(),
+            fast[i],
+            slow[i].to_bits(),
+            slow[i]
+        );
+    }
+}
