@@ -70,6 +70,35 @@ impl Isa {
 /// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers. Not a level of
 /// its own, since AVX-512 VNNI CPUs without it exist and every level's code runs on
 /// both; only byte table lookups ask.
+/// Whether the CPU has AMX-INT8 tiles and the OS lets this process use them: Linux
+/// keeps the tile registers disabled until a process asks for them
+/// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`), once for all its threads.
+/// Set `QLOWER_NO_AMX` to leave them unused (to compare with the AVX-512 path).
+pub fn int8_tiles() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        {
+            const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+            const XFEATURE_XTILEDATA: libc::c_long = 18;
+            let leaf = std::arch::x86_64::__cpuid_count(7, 0);
+            let (tile, int8) = ((leaf.edx >> 24) & 1 == 1, (leaf.edx >> 25) & 1 == 1);
+            tile && int8
+                && Isa::Avx512Vnni.available()
+                && std::env::var_os("QLOWER_NO_AMX").is_none()
+                // SAFETY: a plain system call with integer arguments; it only changes
+                // which register states the kernel lets this process use.
+                && unsafe {
+                    libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+                } == 0
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+        {
+            false
+        }
+    })
+}
+
 pub fn byte_permutes() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {

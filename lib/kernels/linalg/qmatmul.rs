@@ -227,33 +227,33 @@ struct Product<'a, E: Epilogue> {
 impl<E: Epilogue> Product<'_, E> {
     /// Item `item`: one block of `ROW_BLOCK` rows against one panel, compiled for the
     /// instruction set with the requantization inlined.
-    fn run(&self, tile: &mut qgemm::Tile, item: usize) {
+    fn run(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
         match self.isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the instruction set was detected on this CPU.
-            Isa::Avx512Vnni if self.isa.available() => unsafe { self.item_avx512(tile, item) },
+            Isa::Avx512Vnni if self.isa.available() => unsafe { self.item_avx512(tiles, item) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
-            Isa::Avx2 if self.isa.available() => unsafe { self.item_avx2(tile, item) },
-            _ => self.item(tile, item),
+            Isa::Avx2 if self.isa.available() => unsafe { self.item_avx2(tiles, item) },
+            _ => self.item(tiles, item),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
-    unsafe fn item_avx512(&self, tile: &mut qgemm::Tile, item: usize) {
-        self.item(tile, item)
+    unsafe fn item_avx512(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
+        self.item(tiles, item)
     }
 
     // `Rescale`'s multiply and add still round separately: Rust never contracts them.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn item_avx2(&self, tile: &mut qgemm::Tile, item: usize) {
-        self.item(tile, item)
+    unsafe fn item_avx2(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
+        self.item(tiles, item)
     }
 
     #[inline(always)]
-    fn item(&self, tile: &mut qgemm::Tile, item: usize) {
+    fn item(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
         let (w, m) = (self.w, self.m);
         let (k, n) = (w.k, w.n);
         let kq = qgemm::quads(k);
@@ -275,29 +275,42 @@ impl<E: Epilogue> Product<'_, E> {
                 .filter(|_| self.has_bias),
         };
         let end = m.min((rb + 1) * ROW_BLOCK);
-        for block in (rb * ROW_BLOCK..end).step_by(MR) {
-            qgemm::tile(
-                self.isa,
-                Signs::UnsignedLhs,
-                &self.rows[block * stride..],
-                stride,
-                panel,
-                kq,
-                tile,
-            );
-            for (r, acc) in tile.iter().enumerate() {
-                let row = block + r;
-                if row >= end {
-                    break;
-                }
-                let terms = RowTerms {
-                    sum: self.row_sums[row],
-                    ..Default::default()
-                };
-                // SAFETY: row `row`, columns first..first+cols belong to this item alone.
-                let dest = unsafe { self.shared.slice(row * n + first, cols) };
-                self.out.row(acc, terms, col, dest);
+        let four = qgemm::prefers_tiles4(self.isa);
+        let mut block = rb * ROW_BLOCK;
+        while block < end {
+            // Four tiles at once where the tiles prefer it and the item needs them all.
+            let count = if four && block + 3 * MR < end { 4 } else { 1 };
+            let lhs = &self.rows[block * stride..];
+            if count == 4 {
+                qgemm::tiles4(self.isa, Signs::UnsignedLhs, lhs, stride, panel, kq, tiles);
+            } else {
+                qgemm::tile(
+                    self.isa,
+                    Signs::UnsignedLhs,
+                    lhs,
+                    stride,
+                    panel,
+                    kq,
+                    &mut tiles[0],
+                );
             }
+            for (i, tile) in tiles[..count].iter().enumerate() {
+                for (r, acc) in tile.iter().enumerate() {
+                    let row = block + i * MR + r;
+                    if row >= end {
+                        break;
+                    }
+                    let terms = RowTerms {
+                        sum: self.row_sums[row],
+                        ..Default::default()
+                    };
+                    // SAFETY: row `row`, columns first..first+cols belong to this item
+                    // alone.
+                    let dest = unsafe { self.shared.slice(row * n + first, cols) };
+                    self.out.row(acc, terms, col, dest);
+                }
+            }
+            block += count * MR;
         }
     }
 }
@@ -413,6 +426,6 @@ fn product<E: Epilogue>(
     };
     (0..row_blocks * panels)
         .into_par_iter()
-        .for_each_init(|| [[0; NR]; MR], |tile, item| work.run(tile, item));
+        .for_each_init(|| [[[0; NR]; MR]; 4], |tiles, item| work.run(tiles, item));
     Ok((shape, y))
 }

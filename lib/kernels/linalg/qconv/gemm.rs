@@ -210,7 +210,7 @@ impl<E: Epilogue> Item for Gemm<'_, E> {
             rows,
             panels,
             sums,
-            tile,
+            tiles,
             ..
         } = scratch;
         let (panels, sums): (&[u8], &[i32]) = match &self.packed {
@@ -225,7 +225,7 @@ impl<E: Epilogue> Item for Gemm<'_, E> {
                 (panels, sums)
             }
         };
-        self.multiply(b, group, first, count, split, panels, sums, tile);
+        self.multiply(b, group, first, count, split, panels, sums, tiles);
     }
 }
 
@@ -248,7 +248,7 @@ impl<E: Epilogue> Gemm<'_, E> {
         split: usize,
         panels: &[u8],
         sums: &[i32],
-        tile: &mut qgemm::Tile,
+        tiles: &mut [qgemm::Tile; 4],
     ) {
         let job = self.job;
         let (s, w) = (job.s, job.w);
@@ -260,18 +260,31 @@ impl<E: Epilogue> Gemm<'_, E> {
         let part = row_blocks.div_ceil(self.splits);
         let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
         let avx512 = job.isa == Isa::Avx512Vnni && job.isa.available();
-        for row_block in split * part..row_blocks.min((split + 1) * part) {
+        let four = qgemm::prefers_tiles4(job.isa);
+        let (mut first_block, end_block) = (split * part, row_blocks.min((split + 1) * part));
+        while first_block < end_block {
+            // Four tiles at once where the tiles prefer it and the split has them.
+            let blocks = if four && first_block + 4 <= end_block {
+                4
+            } else {
+                1
+            };
             for p in 0..count.div_ceil(NR) {
                 let panel = &panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
-                qgemm::tile(
-                    job.isa,
-                    Signs::SignedLhs,
-                    &lhs[row_block * MR * stride..],
-                    stride,
-                    panel,
-                    kq,
-                    tile,
-                );
+                let lhs = &lhs[first_block * MR * stride..];
+                if blocks == 4 {
+                    qgemm::tiles4(job.isa, Signs::SignedLhs, lhs, stride, panel, kq, tiles);
+                } else {
+                    qgemm::tile(
+                        job.isa,
+                        Signs::SignedLhs,
+                        lhs,
+                        stride,
+                        panel,
+                        kq,
+                        &mut tiles[0],
+                    );
+                }
                 let cols = NR.min(count - p * NR);
                 let sums = sums[p * NR..(p + 1) * NR].first_chunk::<NR>();
                 let column = first + p * NR;
@@ -294,39 +307,42 @@ impl<E: Epilogue> Gemm<'_, E> {
                         (y, x) = (y + 1, 0);
                     }
                 }
-                for (r, acc) in tile.iter().enumerate() {
-                    let m = row_block * MR + r;
-                    if m >= w.per_group {
-                        break;
-                    }
-                    let channel = group * w.per_group + m;
-                    let plane = (b * w.shape[0] + channel) * pixels;
-                    let terms = RowTerms {
-                        offset: job.offsets[channel],
-                        zero: w.zeros[channel],
-                        sum: 0,
-                        multiplier: job.multipliers[channel],
-                        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
-                    };
-                    let col = ColTerms {
-                        sum: sums.filter(|_| self.need_sums),
-                        ..Default::default()
-                    };
-                    if job.padded.is_none() {
-                        // SAFETY: (channel, these pixels) belong to this item alone.
-                        let dest = unsafe { self.shared.slice(plane + column, cols) };
-                        job.out.row(acc, terms, col, dest);
-                    } else {
-                        let mut q = [E::Out::default(); NR];
-                        job.out.row(acc, terms, col, &mut q);
-                        for &(j, at, n) in &runs[..run_count] {
-                            // SAFETY: (channel, these pixels) belong to this item.
-                            let dest = unsafe { self.shared.slice(plane + at, n) };
-                            E::copy_lanes(&q, j, dest, avx512);
+                for (row_block, tile) in (first_block..).zip(&tiles[..blocks]) {
+                    for (r, acc) in tile.iter().enumerate() {
+                        let m = row_block * MR + r;
+                        if m >= w.per_group {
+                            break;
+                        }
+                        let channel = group * w.per_group + m;
+                        let plane = (b * w.shape[0] + channel) * pixels;
+                        let terms = RowTerms {
+                            offset: job.offsets[channel],
+                            zero: w.zeros[channel],
+                            sum: 0,
+                            multiplier: job.multipliers[channel],
+                            bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
+                        };
+                        let col = ColTerms {
+                            sum: sums.filter(|_| self.need_sums),
+                            ..Default::default()
+                        };
+                        if job.padded.is_none() {
+                            // SAFETY: (channel, these pixels) belong to this item alone.
+                            let dest = unsafe { self.shared.slice(plane + column, cols) };
+                            job.out.row(acc, terms, col, dest);
+                        } else {
+                            let mut q = [E::Out::default(); NR];
+                            job.out.row(acc, terms, col, &mut q);
+                            for &(j, at, n) in &runs[..run_count] {
+                                // SAFETY: (channel, these pixels) belong to this item.
+                                let dest = unsafe { self.shared.slice(plane + at, n) };
+                                E::copy_lanes(&q, j, dest, avx512);
+                            }
                         }
                     }
                 }
             }
+            first_block += blocks;
         }
     }
 }
@@ -336,7 +352,7 @@ pub(super) struct Scratch {
     pub(super) rows: Vec<u8>,
     pub(super) panels: Vec<u8>,
     pub(super) sums: Vec<i32>,
-    pub(super) tile: qgemm::Tile,
+    pub(super) tiles: [qgemm::Tile; 4],
 }
 
 thread_local! {
@@ -346,7 +362,7 @@ thread_local! {
             rows: Vec::new(),
             panels: Vec::new(),
             sums: Vec::new(),
-            tile: [[0; NR]; MR],
+            tiles: [[[0; NR]; MR]; 4],
         })
     };
 }

@@ -1,5 +1,6 @@
 //! 8-bit integer matrix products with exact int32 accumulation: the inner loop of the
-//! quantized convolution and matmul. One operand is unsigned bytes, the other signed
+//! quantized convolution and matmul. Paths: AMX-INT8 tiles where the CPU and OS offer
+//! them, AVX-512 VNNI, AVX2 (16-bit products), portable Rust. One operand is unsigned bytes, the other signed
 //! (the shape of AVX-512 VNNI's `vpdpbusd`); the drivers shift u8×u8 and i8×i8 operands
 //! into that form by moving values and zero points together, which leaves
 //! `Σ (a - a_zero)(b - b_zero)` unchanged.
@@ -10,6 +11,7 @@
 //! against one panel. Sums wrap modulo 2^32, as an int32 accumulator does, on every
 //! path, so all paths give the same integers.
 
+mod amx;
 mod avx2;
 mod avx512;
 mod portable;
@@ -64,6 +66,49 @@ pub fn tile(
             avx2::tile(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out)
         },
         _ => portable::tile(signs, lhs, lhs_stride, rhs, kq, out),
+    }
+}
+
+/// Whether `tiles4` on `isa` is faster than four calls of `tile`: with AMX tiles,
+/// whose loads a single tile's rows do not amortize.
+pub fn prefers_tiles4(isa: Isa) -> bool {
+    isa == Isa::Avx512Vnni && isa.available() && crate::kernels::isa::int8_tiles()
+}
+
+/// `out[i]` = `tile` of rows `i·MR..(i+1)·MR` of `lhs` against one panel: 4·MR rows at
+/// once, with AMX where `prefers_tiles4`, else four tiles.
+pub fn tiles4(
+    isa: Isa,
+    signs: Signs,
+    lhs: &[u8],
+    lhs_stride: usize,
+    rhs: &[u8],
+    kq: usize,
+    out: &mut [Tile; 4],
+) {
+    assert!(lhs_stride >= kq * 4, "lhs rows shorter than kq quads");
+    assert!(
+        lhs.len() >= (4 * MR - 1) * lhs_stride + kq * 4,
+        "lhs too short"
+    );
+    assert!(rhs.len() >= kq * NR * 4, "rhs panel too short");
+    #[cfg(target_arch = "x86_64")]
+    if prefers_tiles4(isa) {
+        // SAFETY: AMX is usable (prefers_tiles4); the asserts keep every read inside
+        // `lhs` and `rhs`.
+        unsafe { amx::tiles4(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out) };
+        return;
+    }
+    for (i, t) in out.iter_mut().enumerate() {
+        tile(
+            isa,
+            signs,
+            &lhs[i * MR * lhs_stride..],
+            lhs_stride,
+            rhs,
+            kq,
+            t,
+        );
     }
 }
 
@@ -173,6 +218,38 @@ mod tests {
     }
 
     #[test]
+    fn four_tiles_at_once_give_the_exact_sums() {
+        for isa in Isa::all_available() {
+            for signs in [Signs::SignedLhs, Signs::UnsignedLhs] {
+                for (seed, kq) in [(1, 1), (2, 3), (3, 16), (4, 17), (5, 37), (6, 200)] {
+                    let stride = kq * 4 + 8;
+                    let lhs = bytes(seed, 4 * MR * stride);
+                    let rhs = bytes(seed + 100, kq * NR * 4);
+                    let mut got = [[[7; NR]; MR]; 4];
+                    tiles4(isa, signs, &lhs, stride, &rhs, kq, &mut got);
+                    for (i, g) in got.iter().enumerate() {
+                        let want = naive(signs, &lhs[i * MR * stride..], stride, &rhs, kq);
+                        assert_eq!(g, &want, "{isa:?} {signs:?} kq={kq} tile {i}");
+                    }
+                }
+            }
+        }
+        let kq = 64;
+        let mut t = [[[0; NR]; MR]; 4];
+        let (signed, unsigned) = (vec![0x80u8; 4 * MR * 256], vec![0xffu8; 64 * NR * 4]);
+        tiles4(
+            Isa::best(),
+            Signs::SignedLhs,
+            &signed,
+            kq * 4,
+            &unsigned,
+            kq,
+            &mut t,
+        );
+        assert!(t.iter().flatten().flatten().all(|&v| v == -128 * 255 * 256));
+    }
+
+    #[test]
     fn extreme_operands_do_not_saturate() {
         // 255·(-128) four times a quad: 16-bit pair sums would saturate here.
         for isa in Isa::all_available() {
@@ -225,5 +302,57 @@ mod tests {
             &rows[..16],
             &[1, 2, 3, 4, 5, 0, 0, 0, 11, 12, 13, 14, 15, 0, 0, 0]
         );
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::kernels::testing::test_bytes as bytes;
+
+    #[test]
+    #[ignore = "timing, run by hand"]
+    fn tile_timing() {
+        let kq = 144;
+        let stride = kq * 4;
+        let lhs = bytes(1, 4 * MR * stride);
+        let rhs = bytes(2, kq * NR * 4);
+        let mut out = [[[0; NR]; MR]; 4];
+        for amx in [false, true] {
+            let start = std::time::Instant::now();
+            let n = 50_000;
+            for _ in 0..n {
+                if amx {
+                    tiles4(
+                        Isa::best(),
+                        Signs::SignedLhs,
+                        &lhs,
+                        stride,
+                        &rhs,
+                        kq,
+                        &mut out,
+                    );
+                } else {
+                    for (i, t) in out.iter_mut().enumerate() {
+                        tile(
+                            Isa::best(),
+                            Signs::SignedLhs,
+                            &lhs[i * MR * stride..],
+                            stride,
+                            &rhs,
+                            kq,
+                            t,
+                        );
+                    }
+                }
+                std::hint::black_box(&mut out);
+            }
+            let ns = start.elapsed().as_nanos() as f64 / n as f64;
+            let macs = (4 * MR * NR * kq * 4) as f64;
+            println!(
+                "tiles4={amx}: {ns:.1} ns per 32 rows, {:.1} GMAC/s",
+                macs / ns
+            );
+        }
     }
 }
