@@ -24,7 +24,7 @@ const ROW_BLOCK: usize = 8 * MR;
 pub struct MatmulWeights {
     k: usize,
     n: usize,
-    panels: Vec<u8>,
+    panels: qgemm::Aligned,
     /// Per column, in the signed range: Σ_k b', and b's zero point b_zero' (padded
     /// with zeros to whole panels, as tiles read it).
     sums: Vec<i32>,
@@ -257,7 +257,7 @@ impl<E: Epilogue> Product<'_, E> {
         let (w, m) = (self.w, self.m);
         let (k, n) = (w.k, w.n);
         let kq = qgemm::quads(k);
-        let stride = kq * 4;
+        let stride = qgemm::lhs_stride(k);
         let panels = n.div_ceil(NR);
         let (rb, p) = (item / panels, item % panels);
         let first = p * NR;
@@ -373,7 +373,7 @@ fn product<E: Epilogue>(
     let mut shape: Vec<usize> = lead.to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let rows = qgemm::pack_row_major(m, k, bytes);
+    let rows = qgemm::pack_row_major(m, k, qgemm::lhs_stride(k), bytes);
     let need_sums = w.zeros.iter().any(|&z| z != 0);
     let row_sums: Vec<i32> = if need_sums {
         bytes

@@ -41,7 +41,7 @@ impl<E: Epilogue> Job<'_, E> {
         if splits > 1 {
             // Every split of a block reads the same panels: pack each block once, all
             // of them first, rather than once per split. Few pixels make them small.
-            let mut panels = vec![0u8; units * g.block_bytes()];
+            let mut panels = qgemm::Aligned::zeroed(units * g.block_bytes());
             let mut sums = vec![0i32; units * per_block * NR];
             let pack = PackBlocks {
                 g: &g,
@@ -116,7 +116,7 @@ struct Gemm<'a, E: Epilogue> {
 
 /// The panels and column sums of every (batch, group, block), `per_block` panels each.
 struct Packed {
-    panels: Vec<u8>,
+    panels: qgemm::Aligned,
     sums: Vec<i32>,
 }
 
@@ -255,7 +255,7 @@ impl<E: Epilogue> Gemm<'_, E> {
         let pixels = s.pixels();
         let kq = qgemm::quads(w.k);
         let rows = qgemm::padded_rows(w.per_group);
-        let stride = kq * 4;
+        let stride = w.stride;
         let row_blocks = rows / MR;
         let part = row_blocks.div_ceil(self.splits);
         let lhs = &w.packed[group * rows * stride..(group + 1) * rows * stride];
@@ -350,7 +350,7 @@ impl<E: Epilogue> Gemm<'_, E> {
 /// Per-worker buffers of `gemm`: four tap rows, the packed panels, column sums.
 pub(super) struct Scratch {
     pub(super) rows: Vec<u8>,
-    pub(super) panels: Vec<u8>,
+    pub(super) panels: qgemm::Aligned,
     pub(super) sums: Vec<i32>,
     pub(super) tiles: [qgemm::Tile; 4],
 }
@@ -360,7 +360,7 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = const {
         std::cell::RefCell::new(Scratch {
             rows: Vec::new(),
-            panels: Vec::new(),
+            panels: qgemm::Aligned::new(),
             sums: Vec::new(),
             tiles: [[[0; NR]; MR]; 4],
         })
@@ -371,7 +371,7 @@ impl Scratch {
     /// Sizes the buffers for `panels` panels of K = `k`.
     fn fit(&mut self, k: usize, panels: usize) {
         self.rows.resize(4 * panels * NR, 0);
-        self.panels.resize(panels * qgemm::quads(k) * NR * 4, 0);
+        self.panels.resize(panels * qgemm::quads(k) * NR * 4);
         self.sums.resize(panels * NR, 0);
     }
 }

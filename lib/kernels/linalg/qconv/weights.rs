@@ -16,8 +16,10 @@ pub struct ConvWeights {
     /// Output channels per group, and K = input channels per group × kernel taps.
     pub(super) per_group: usize,
     pub(super) k: usize,
-    /// Per group, `padded_rows(per_group)` rows of `quads(k)` quads.
-    pub(super) packed: Vec<u8>,
+    /// Per group, `padded_rows(per_group)` rows of `quads(k)` quads, `stride` bytes
+    /// apart (`qgemm::lhs_stride`).
+    pub(super) packed: qgemm::Aligned,
+    pub(super) stride: usize,
     /// Per output channel: Σ_k w', the weight zero point w_zero' (both shifted into
     /// the signed range), and the scale.
     pub(super) sums: Vec<i32>,
@@ -50,11 +52,13 @@ impl ConvWeights {
         let sums = (0..c_out)
             .map(|m| row(m).iter().map(|&b| b as i8 as i32).sum())
             .collect();
-        let mut packed = Vec::new();
-        for g in 0..groups {
-            packed.extend(qgemm::pack_rows(per_group, k, |r, kk| {
+        let stride = qgemm::lhs_stride(k);
+        let group_bytes = qgemm::padded_rows(per_group) * stride;
+        let mut packed = qgemm::Aligned::zeroed(groups * group_bytes);
+        for (g, out) in packed.chunks_exact_mut(group_bytes.max(1)).enumerate() {
+            qgemm::pack_rows(out, stride, per_group, k, |r, kk| {
                 bytes[(g * per_group + r) * k + kk]
-            }));
+            });
         }
         let taps = (w.shape[1] == 1).then(|| {
             let taps = k;
@@ -68,6 +72,7 @@ impl ConvWeights {
             per_group,
             k,
             packed,
+            stride,
             sums,
             zeros,
             scales,

@@ -11,11 +11,14 @@
 //! against one panel. Sums wrap modulo 2^32, as an int32 accumulator does, on every
 //! path, so all paths give the same integers.
 
+mod aligned;
 mod amx;
 mod avx2;
 mod avx512;
 mod portable;
 pub mod requant;
+
+pub use aligned::Aligned;
 
 use crate::kernels::isa::Isa;
 
@@ -122,12 +125,24 @@ pub fn padded_rows(m: usize) -> usize {
     m.div_ceil(MR) * MR
 }
 
+/// Bytes between rows of a packed L for `k` values: whole quads, and with AMX tiles
+/// whole 64-byte lines, so that every row of a tile starts on one (the padding is
+/// zeros past K, which no path reads as more than zero products).
+pub fn lhs_stride(k: usize) -> usize {
+    let bytes = quads(k) * 4;
+    if prefers_tiles4(Isa::best()) {
+        bytes.next_multiple_of(64)
+    } else {
+        bytes
+    }
+}
+
 /// Packs `cols` columns of a k×cols matrix (`at(k, j)`) into panels, zero padded to
 /// whole quads and whole panels.
-pub fn pack_panels(k: usize, cols: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8> {
+pub fn pack_panels(k: usize, cols: usize, at: impl Fn(usize, usize) -> u8) -> Aligned {
     let kq = quads(k);
     let panels = cols.div_ceil(NR);
-    let mut out = vec![0u8; panels * kq * NR * 4];
+    let mut out = Aligned::zeroed(panels * kq * NR * 4);
     for (p, panel) in out.chunks_exact_mut(kq * NR * 4).enumerate() {
         for q in 0..kq {
             for j in 0..NR {
@@ -147,23 +162,26 @@ pub fn pack_panels(k: usize, cols: usize, at: impl Fn(usize, usize) -> u8) -> Ve
     out
 }
 
-/// Packs `m` rows of an m×k matrix (`at(r, k)`) as L: rows of whole quads, zero rows
-/// up to whole tiles.
-pub fn pack_rows(m: usize, k: usize, at: impl Fn(usize, usize) -> u8) -> Vec<u8> {
-    let stride = quads(k) * 4;
-    let mut out = vec![0u8; padded_rows(m) * stride];
+/// Packs `m` rows of an m×k matrix (`at(r, k)`) as L into `out`: rows `stride` bytes
+/// apart (at least whole quads), zero rows up to whole tiles.
+pub fn pack_rows(
+    out: &mut [u8],
+    stride: usize,
+    m: usize,
+    k: usize,
+    at: impl Fn(usize, usize) -> u8,
+) {
     for r in 0..m {
         for kk in 0..k {
             out[r * stride + kk] = at(r, kk);
         }
     }
-    out
 }
 
-/// `pack_rows` of a row-major m×k matrix held in `bytes`: each row one copy.
-pub fn pack_row_major(m: usize, k: usize, bytes: &[u8]) -> Vec<u8> {
-    let stride = quads(k) * 4;
-    let mut out = vec![0u8; padded_rows(m) * stride];
+/// A row-major m×k matrix held in `bytes`, packed as L with rows `stride` bytes apart:
+/// each row one copy.
+pub fn pack_row_major(m: usize, k: usize, stride: usize, bytes: &[u8]) -> Aligned {
+    let mut out = Aligned::zeroed(padded_rows(m) * stride);
     if k > 0 {
         for (dst, src) in out
             .chunks_exact_mut(stride)
@@ -292,67 +310,16 @@ mod tests {
         assert_eq!(&panels[..8], &[1, 11, 21, 31, 2, 12, 22, 32]);
         assert_eq!(&panels[NR * 4..NR * 4 + 4], &[41, 0, 0, 0]);
         assert!(panels[3 * 4..NR * 4].iter().all(|&b| b == 0));
-        let rows = pack_rows(2, 5, |r, k| (10 * r + k + 1) as u8);
+        let mut rows = vec![0u8; padded_rows(2) * 8];
+        pack_rows(&mut rows, 8, 2, 5, |r, k| (10 * r + k + 1) as u8);
         let bytes: Vec<u8> = (0..2)
             .flat_map(|r| (0..5).map(move |k| (10 * r + k + 1) as u8))
             .collect();
-        assert_eq!(pack_row_major(2, 5, &bytes), rows);
+        assert_eq!(&pack_row_major(2, 5, 8, &bytes)[..], &rows[..]);
         assert_eq!(rows.len(), MR * 8);
         assert_eq!(
             &rows[..16],
             &[1, 2, 3, 4, 5, 0, 0, 0, 11, 12, 13, 14, 15, 0, 0, 0]
         );
-    }
-}
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-    use crate::kernels::testing::test_bytes as bytes;
-
-    #[test]
-    #[ignore = "timing, run by hand"]
-    fn tile_timing() {
-        let kq = 144;
-        let stride = kq * 4;
-        let lhs = bytes(1, 4 * MR * stride);
-        let rhs = bytes(2, kq * NR * 4);
-        let mut out = [[[0; NR]; MR]; 4];
-        for amx in [false, true] {
-            let start = std::time::Instant::now();
-            let n = 50_000;
-            for _ in 0..n {
-                if amx {
-                    tiles4(
-                        Isa::best(),
-                        Signs::SignedLhs,
-                        &lhs,
-                        stride,
-                        &rhs,
-                        kq,
-                        &mut out,
-                    );
-                } else {
-                    for (i, t) in out.iter_mut().enumerate() {
-                        tile(
-                            Isa::best(),
-                            Signs::SignedLhs,
-                            &lhs[i * MR * stride..],
-                            stride,
-                            &rhs,
-                            kq,
-                            t,
-                        );
-                    }
-                }
-                std::hint::black_box(&mut out);
-            }
-            let ns = start.elapsed().as_nanos() as f64 / n as f64;
-            let macs = (4 * MR * NR * kq * 4) as f64;
-            println!(
-                "tiles4={amx}: {ns:.1} ns per 32 rows, {:.1} GMAC/s",
-                macs / ns
-            );
-        }
     }
 }
