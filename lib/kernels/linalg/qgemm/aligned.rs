@@ -6,7 +6,7 @@
 use std::ops::{Deref, DerefMut};
 
 /// Bytes whose first element is 64-byte aligned.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Aligned {
     buf: Vec<u8>,
     start: usize,
@@ -46,6 +46,16 @@ impl Aligned {
     }
 }
 
+impl Clone for Aligned {
+    /// A copy in a buffer of its own, aligned again (a cloned `Vec` may sit elsewhere
+    /// relative to a line).
+    fn clone(&self) -> Aligned {
+        let mut a = Aligned::zeroed(self.len);
+        a.copy_from_slice(self);
+        a
+    }
+}
+
 impl Deref for Aligned {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -81,5 +91,8 @@ mod tests {
         assert!(a[3..].iter().all(|&b| b == 0));
         assert_eq!(a.len(), 200);
         assert_eq!(Aligned::new().len(), 0);
+        let b = a.clone();
+        assert_eq!(b.as_ptr() as usize % ALIGN, 0);
+        assert_eq!(&b[..], &a[..]);
     }
 }
