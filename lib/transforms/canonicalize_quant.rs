@@ -143,7 +143,7 @@ fn round_trip<'c, 'a>(
 
 /// Whether `a` and `b` are provably the same value: one SSA value, or constants (or
 /// `item`s of literals) holding equal values.
-fn same_value(a: MlirValue, b: MlirValue) -> bool {
+pub(super) fn same_value(a: MlirValue, b: MlirValue) -> bool {
     if a == b {
         return true;
     }

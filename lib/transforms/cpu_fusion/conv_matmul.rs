@@ -92,10 +92,7 @@ pub(super) fn quantized<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Dequantized<
             let mut params = parts.operands().map(quantized);
             let first = params.next()??;
             for p in params {
-                let p = p?;
-                let alike = super::sink_dequantize::same_value(p.scale, first.scale)
-                    && super::sink_dequantize::same_value(p.zero_point, first.zero_point);
-                if !alike {
+                if !super::sink_dequantize::same_params(&p?, &first) {
                     return None;
                 }
             }

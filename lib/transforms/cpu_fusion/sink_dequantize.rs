@@ -23,7 +23,8 @@ use melior::{Context, IrRewriter};
 use super::conv_matmul::{Dequantized, quantized};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, named, op_name};
+use crate::ir::matchers::{named, op_name};
+use crate::transforms::canonicalize_quant::same_value;
 use crate::transforms::walk::{module_blocks, operations};
 
 /// Ops whose operand 0 is the tensor they rearrange and whose other operands are
@@ -110,20 +111,8 @@ fn dequantized_per_tensor<'c: 'a, 'a>(
     Some((q, params))
 }
 
-/// Whether two IR values are provably equal: the same value, or constants of one value.
-pub(super) fn same_value(a: MlirValue, b: MlirValue) -> bool {
-    if a == b {
-        return true;
-    }
-    match (constant_float(a), constant_float(b)) {
-        (Some(x), Some(y)) => return x == y,
-        (None, None) => {}
-        _ => return false,
-    }
-    matches!((constant_int(a), constant_int(b)), (Some(x), Some(y)) if x == y)
-}
-
-fn same_params(a: &Dequantized, b: &Dequantized) -> bool {
+/// Whether two per-tensor quantized tensors provably share scale and zero point.
+pub(super) fn same_params(a: &Dequantized, b: &Dequantized) -> bool {
     same_value(a.scale, b.scale) && same_value(a.zero_point, b.zero_point)
 }
 
