@@ -281,20 +281,9 @@ impl<E: Epilogue> Product<'_, E> {
             // Four tiles at once where the tiles prefer it and the item needs them all.
             let count = if four && block + 3 * MR < end { 4 } else { 1 };
             let lhs = &self.rows[block * stride..];
-            if count == 4 {
-                qgemm::tiles4(self.isa, Signs::UnsignedLhs, lhs, stride, panel, kq, tiles);
-            } else {
-                qgemm::tile(
-                    self.isa,
-                    Signs::UnsignedLhs,
-                    lhs,
-                    stride,
-                    panel,
-                    kq,
-                    &mut tiles[0],
-                );
-            }
-            for (i, tile) in tiles[..count].iter().enumerate() {
+            let tiles = &mut tiles[..count];
+            qgemm::tiles(self.isa, Signs::UnsignedLhs, lhs, stride, panel, kq, tiles);
+            for (i, tile) in tiles.iter().enumerate() {
                 for (r, acc) in tile.iter().enumerate() {
                     let row = block + i * MR + r;
                     if row >= end {

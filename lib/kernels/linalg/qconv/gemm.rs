@@ -272,19 +272,15 @@ impl<E: Epilogue> Gemm<'_, E> {
             for p in 0..count.div_ceil(NR) {
                 let panel = &panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
                 let lhs = &lhs[first_block * MR * stride..];
-                if blocks == 4 {
-                    qgemm::tiles4(job.isa, Signs::SignedLhs, lhs, stride, panel, kq, tiles);
-                } else {
-                    qgemm::tile(
-                        job.isa,
-                        Signs::SignedLhs,
-                        lhs,
-                        stride,
-                        panel,
-                        kq,
-                        &mut tiles[0],
-                    );
-                }
+                qgemm::tiles(
+                    job.isa,
+                    Signs::SignedLhs,
+                    lhs,
+                    stride,
+                    panel,
+                    kq,
+                    &mut tiles[..blocks],
+                );
                 let cols = NR.min(count - p * NR);
                 let sums = sums[p * NR..(p + 1) * NR].first_chunk::<NR>();
                 let column = first + p * NR;

@@ -38,12 +38,21 @@ pub enum Signs {
     UnsignedLhs,
 }
 
+/// Panics unless `lhs` holds `rows` rows `lhs_stride` bytes apart of `kq` quads each and
+/// `rhs` one panel of `kq` quads: the drivers size them, and the check keeps the SIMD
+/// paths' raw reads in bounds.
+fn check_operands(lhs: &[u8], lhs_stride: usize, rhs: &[u8], kq: usize, rows: usize) {
+    assert!(lhs_stride >= kq * 4, "lhs rows shorter than kq quads");
+    assert!(
+        lhs.len() >= (rows - 1) * lhs_stride + kq * 4,
+        "lhs too short"
+    );
+    assert!(rhs.len() >= kq * NR * 4, "rhs panel too short");
+}
+
 /// `out[r][j] = Σ_k L[r][k]·R[k][j]` for the `MR` rows of `lhs` (row r at
 /// `r·lhs_stride`) against one panel of `rhs`, over `kq` quads. Every element of `out`
-/// is overwritten.
-///
-/// Panics if the slices are too short for that: the drivers size them, and the
-/// check keeps the SIMD paths' raw reads in bounds.
+/// is overwritten. Panics if the slices are too short for that (`check_operands`).
 pub fn tile(
     isa: Isa,
     signs: Signs,
@@ -53,12 +62,10 @@ pub fn tile(
     kq: usize,
     out: &mut Tile,
 ) {
-    assert!(lhs_stride >= kq * 4, "lhs rows shorter than kq quads");
-    assert!(lhs.len() >= (MR - 1) * lhs_stride + kq * 4, "lhs too short");
-    assert!(rhs.len() >= kq * NR * 4, "rhs panel too short");
+    check_operands(lhs, lhs_stride, rhs, kq, MR);
     match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the feature check guards the instructions; the asserts above keep
+        // SAFETY: the feature check guards the instructions; the check above keeps
         // every read inside `lhs` and `rhs`.
         Isa::Avx512Vnni if isa.available() => unsafe {
             avx512::tile(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out)
@@ -72,34 +79,31 @@ pub fn tile(
     }
 }
 
-/// Whether `tiles4` on `isa` is faster than four calls of `tile`: with AMX tiles,
-/// whose loads a single tile's rows do not amortize.
+/// Whether `tiles` of four is faster than four calls of `tile`: with AMX tiles, whose
+/// loads a single tile's rows do not amortize.
 pub fn prefers_tiles4(isa: Isa) -> bool {
     isa == Isa::Avx512Vnni && isa.available() && crate::kernels::isa::int8_tiles()
 }
 
-/// `out[i]` = `tile` of rows `i·MR..(i+1)·MR` of `lhs` against one panel: 4·MR rows at
-/// once, with AMX where `prefers_tiles4`, else four tiles.
-pub fn tiles4(
+/// `out[i]` = `tile` of rows `i·MR..(i+1)·MR` of `lhs` against one panel: four at once
+/// with AMX where `prefers_tiles4`, else tile by tile.
+pub fn tiles(
     isa: Isa,
     signs: Signs,
     lhs: &[u8],
     lhs_stride: usize,
     rhs: &[u8],
     kq: usize,
-    out: &mut [Tile; 4],
+    out: &mut [Tile],
 ) {
-    assert!(lhs_stride >= kq * 4, "lhs rows shorter than kq quads");
-    assert!(
-        lhs.len() >= (4 * MR - 1) * lhs_stride + kq * 4,
-        "lhs too short"
-    );
-    assert!(rhs.len() >= kq * NR * 4, "rhs panel too short");
     #[cfg(target_arch = "x86_64")]
-    if prefers_tiles4(isa) {
-        // SAFETY: AMX is usable (prefers_tiles4); the asserts keep every read inside
+    if let Ok(four) = <&mut [Tile; 4]>::try_from(&mut *out)
+        && prefers_tiles4(isa)
+    {
+        check_operands(lhs, lhs_stride, rhs, kq, 4 * MR);
+        // SAFETY: AMX is usable (prefers_tiles4); the check keeps every read inside
         // `lhs` and `rhs`.
-        unsafe { amx::tiles4(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out) };
+        unsafe { amx::tiles4(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, four) };
         return;
     }
     for (i, t) in out.iter_mut().enumerate() {
@@ -244,7 +248,7 @@ mod tests {
                     let lhs = bytes(seed, 4 * MR * stride);
                     let rhs = bytes(seed + 100, kq * NR * 4);
                     let mut got = [[[7; NR]; MR]; 4];
-                    tiles4(isa, signs, &lhs, stride, &rhs, kq, &mut got);
+                    tiles(isa, signs, &lhs, stride, &rhs, kq, &mut got);
                     for (i, g) in got.iter().enumerate() {
                         let want = naive(signs, &lhs[i * MR * stride..], stride, &rhs, kq);
                         assert_eq!(g, &want, "{isa:?} {signs:?} kq={kq} tile {i}");
@@ -255,7 +259,7 @@ mod tests {
         let kq = 64;
         let mut t = [[[0; NR]; MR]; 4];
         let (signed, unsigned) = (vec![0x80u8; 4 * MR * 256], vec![0xffu8; 64 * NR * 4]);
-        tiles4(
+        tiles(
             Isa::best(),
             Signs::SignedLhs,
             &signed,
