@@ -23,6 +23,25 @@ pub fn lookup(op: &str) -> Option<Kernel> {
     })
 }
 
+/// Fails unless tensor `i`, `part`, has `first`'s rank and, outside `dim`, its sizes.
+pub(crate) fn check_joins(i: usize, part: &Tensor, first: &Tensor, dim: usize) -> Result<()> {
+    let fits = part.rank() == first.rank()
+        && part
+            .shape
+            .iter()
+            .zip(&first.shape)
+            .enumerate()
+            .all(|(d, (a, b))| d == dim || a == b);
+    if !fits {
+        bail!(
+            "tensor {i} has shape {:?}, which does not join {:?} along dimension {dim}",
+            part.shape,
+            first.shape
+        );
+    }
+    Ok(())
+}
+
 /// `parts` joined along `dim`; every part has the first's rank and, outside `dim`,
 /// its sizes. Parts of different types are converted to the result type; quantized
 /// parts must all share the same parameters, which the result keeps.
@@ -30,21 +49,8 @@ fn join(c: &Call, parts: &[&Tensor], dim: usize) -> Result<Tensor> {
     let Some(first) = parts.first() else {
         bail!("nothing to join");
     };
-    let rank = first.rank();
     for (i, p) in parts.iter().enumerate() {
-        let fits = p.rank() == rank
-            && p.shape
-                .iter()
-                .zip(&first.shape)
-                .enumerate()
-                .all(|(d, (a, b))| d == dim || a == b);
-        if !fits {
-            bail!(
-                "tensor {i} has shape {:?}, which does not join {:?} along dimension {dim}",
-                p.shape,
-                first.shape
-            );
-        }
+        check_joins(i, p, first, dim)?;
         if p.quant != first.quant {
             bail!("tensor {i} is quantized differently from tensor 0");
         }

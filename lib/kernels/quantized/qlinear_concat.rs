@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use super::lookup_table::look_up_row;
 use super::quant::requantize_table;
+use crate::kernels::ops::concat::check_joins;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor, checked_count};
@@ -48,19 +49,7 @@ pub fn qlinear_cat(c: &Call) -> Result<Vec<Value>> {
     let inner: usize = first.shape[dim + 1..].iter().product();
     let mut parts = Vec::with_capacity(tensors.len());
     for (i, t) in tensors.iter().enumerate() {
-        let fits = t.rank() == first.rank()
-            && t.shape
-                .iter()
-                .zip(&first.shape)
-                .enumerate()
-                .all(|(d, (a, b))| d == dim || a == b);
-        if !fits {
-            bail!(
-                "tensor {i} has shape {:?}, which does not join {:?} along dimension {dim}",
-                t.shape,
-                first.shape
-            );
-        }
+        check_joins(i, t, first, dim)?;
         let Some(Quant::PerTensor { scale, zero_point }) = t.quant else {
             bail!("tensor {i} is not quantized per tensor");
         };
