@@ -278,14 +278,14 @@ pub fn compile<'c>(
     Ok(Compiled { module, warnings })
 }
 
-/// The fused form to the backend form: `sink-dequantize`, `fuse-for-cpu` and
-/// `compose-lookups`, each followed by `dce` (fuse-for-cpu counts uses, so the ops the
-/// first pass replaced must be gone; the float ops each fused op replaced are dead
-/// afterwards).
+/// The fused form, without dead ops, to the backend form: `sink-dequantize`,
+/// `fuse-for-cpu` and `compose-lookups`, each followed by `dce` where it replaced ops
+/// (fuse-for-cpu counts uses, so the ops the first pass replaced must be gone; the float
+/// ops each fused op replaced are dead afterwards).
 fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<()> {
-    transforms::dce(context, module);
-    transforms::sink_dequantize(context, module)?;
-    transforms::dce(context, module);
+    if transforms::sink_dequantize(context, module)? > 0 {
+        transforms::dce(context, module);
+    }
     transforms::fuse_for_cpu(context, module)?;
     transforms::dce(context, module);
     if transforms::compose_lookups(context, module)? > 0 {
@@ -319,6 +319,8 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         let mut module = parse_module(&context, &text, &path.display().to_string())?;
         transforms::collapse_quant_round_trips(&context, &mut module)?;
+        // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
+        transforms::dce(&context, &mut module);
         fuse_for_backend(&context, &mut module)?;
         module
     } else {

@@ -66,10 +66,6 @@ impl Isa {
     }
 }
 
-/// Whether the CPU has AVX-512 VBMI's byte permutes (`vpermi2b`) on top of
-/// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers. Not a level of
-/// its own, since AVX-512 VNNI CPUs without it exist and every level's code runs on
-/// both; only byte table lookups ask.
 /// Whether the CPU has AMX-INT8 tiles and the OS lets this process use them: Linux
 /// keeps the tile registers disabled until a process asks for them
 /// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`), once for all its threads.
@@ -99,6 +95,10 @@ pub fn int8_tiles() -> bool {
     })
 }
 
+/// Whether the CPU has AVX-512 VBMI's byte permutes (`vpermi2b`) on top of
+/// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers. Not a level of
+/// its own, since AVX-512 VNNI CPUs without it exist and every level's code runs on
+/// both; only byte table lookups ask.
 pub fn byte_permutes() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {
