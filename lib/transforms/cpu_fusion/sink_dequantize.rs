@@ -15,7 +15,6 @@
 //! (`conv_matmul::quantized` follows the moved integers back to their parameters).
 
 use anyhow::Result;
-use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
 use melior::{Context, IrRewriter};
@@ -23,7 +22,9 @@ use melior::{Context, IrRewriter};
 use super::conv_matmul::{Dequantized, quantized};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{named, op_name};
+use crate::ir::matchers::{defining, named, op_name};
+use crate::kernels::tensor::value::Value;
+use crate::runtime::ir_values::constant_value;
 use crate::transforms::canonicalize_quant::same_value;
 use crate::transforms::walk::{module_blocks, operations};
 
@@ -87,17 +88,12 @@ pub(super) fn is_nearest_interpolation(op: OperationRef, name: &str) -> bool {
     if name != "torch.aten.__interpolate.size_list_scale_list" {
         return false;
     }
-    let mode = op
-        .operand(3)
-        .ok()
-        .and_then(|v| named(v, "torch.constant.str"))
-        .and_then(|s| s.attribute("value").ok())
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|a| a.value().to_string());
-    mode.is_some_and(|m| {
-        let base = m.split(',').next().unwrap_or("");
-        base.starts_with("nearest") && !m.contains("tf_crop_and_resize")
-    })
+    let mode = op.operand(3).ok().and_then(defining).map(constant_value);
+    let Some(Ok(Some(Value::Str(m)))) = mode else {
+        return false;
+    };
+    let base = m.split(',').next().unwrap_or("");
+    base.starts_with("nearest") && !m.contains("tf_crop_and_resize")
 }
 
 /// The quantized tensor `v` dequantizes, when `v = dequantize.self(q)` and q is
