@@ -36,6 +36,7 @@ This is a benchmark, never a test: it asserts nothing about time.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -300,6 +301,7 @@ def main():
             q, d, e = statistics.median(ours), statistics.median(default), statistics.median(exact)
             print(f"{name:<24} {threads:>7} {q:>10.3f} {d:>12.3f} {e:>10.3f} {q / d:>11.2f} {q / e:>9.2f}",
                   flush=True)
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ oracle; the product never runs it.
 import argparse
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -523,6 +524,8 @@ def main():
     passed = sum(ok for ok, _ in counts.values())
     failed = sum(bad for _, bad in counts.values())
     print(f"{passed} passed, {failed} failed" + (f" (cases kept in {work})" if failed else ""))
+    if not failed:
+        shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
 
 

@@ -181,7 +181,7 @@ def main():
             except subprocess.CalledProcessError as e:
                 ok, line = False, f"{e.cmd[1]}: {harness.first_line(e.stderr or '')}"
             except Exception as e:
-                ok, line = False, f"harness: {type(e).__name__}: {harness.first_line(str(e))}"
+                ok, line = False, harness.harness_failure(e, args.cache, work)
         passed += ok
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {model.name:<20} {line}", flush=True)

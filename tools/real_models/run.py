@@ -34,7 +34,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import shutil
 import time
+import traceback
 import zipfile
 
 import numpy as np
@@ -183,6 +185,15 @@ def make_form(model, form, source, cache):
         quantize_static(source, part, Reader(),
                         quant_format=QuantFormat.QDQ if form == "qdq" else QuantFormat.QOperator,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    # The quantizer's own temporary files go through C++ writers that can leave a
+    # truncated model behind (a full disk, once in CI); such a file must not enter the
+    # cache, where every later run would read it.
+    try:
+        onnx.load(part, load_external_data=False)
+    except Exception as e:
+        os.remove(part)
+        raise RuntimeError(f"ONNX Runtime's quantizer wrote an unreadable {form} form of "
+                           f"{os.path.basename(source)} ({type(e).__name__}: {e})") from e
     os.replace(part, dest)
     return dest
 
@@ -210,6 +221,22 @@ def relative_l2(got, want):
     g, w = got.astype(np.float64).ravel(), want.astype(np.float64).ravel()
     norm = np.linalg.norm(w)
     return float(np.linalg.norm(g - w) / norm) if norm > 0 else float(np.linalg.norm(g - w))
+
+
+def free_space(*paths):
+    """The free space of each path's file system, for the reports of failures that a full
+    disk can cause."""
+    return ", ".join(f"{p}: {shutil.disk_usage(p).free / 2**30:.1f} GiB free"
+                     for p in paths if os.path.exists(p))
+
+
+def harness_failure(e, cache, work):
+    """One line for an exception of the harness itself: what it said, where it was
+    raised, and the free space where the harness writes."""
+    frame = traceback.extract_tb(e.__traceback__)[-1]
+    return (f"harness: {type(e).__name__}: {first_line(str(e))} "
+            f"(at {os.path.basename(frame.filename)}:{frame.lineno}; "
+            f"{free_space(cache, work)})")
 
 
 def first_line(text):
@@ -407,7 +434,7 @@ def main():
                     verdict, details, figures = run_one(args, model, form, work)
                     rows.append(figures)
                 except Exception as e:
-                    verdict, details = "fail", f"harness: {type(e).__name__}: {first_line(str(e))}"
+                    verdict, details = "fail", harness_failure(e, args.cache, work)
                 key = (model.name, form)
                 results.append((key, verdict))
                 if verdict == "pass":
