@@ -12,3 +12,4 @@ pub mod qlinear_pool;
 pub mod qlinear_softmax;
 pub mod quant;
 pub mod quantized_operands;
+mod quotient;

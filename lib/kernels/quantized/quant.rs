@@ -275,11 +275,13 @@ fn quantize_wide(v: f32, scale: f32, zero_point: i64, lo: i64, hi: i64) -> i64 {
 
 /// An 8-bit quantized storage type.
 trait Narrow: Copy + Default + Send + Sync {
+    const SIGNED: bool;
     fn from_i32(v: i32) -> Self;
     fn to_i32(self) -> i32;
 }
 
 impl Narrow for u8 {
+    const SIGNED: bool = false;
     fn from_i32(v: i32) -> Self {
         v as u8
     }
@@ -289,6 +291,7 @@ impl Narrow for u8 {
 }
 
 impl Narrow for i8 {
+    const SIGNED: bool = true;
     fn from_i32(v: i32) -> Self {
         v as i8
     }
@@ -405,6 +408,8 @@ fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R],
 mod simd {
     #[cfg(target_arch = "x86_64")]
     use super::{Narrow, dequantize_run, quantize_run};
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::quantized::quotient;
 
     use crate::kernels::isa::Isa;
 
@@ -412,6 +417,8 @@ mod simd {
         Isa::best().includes(Isa::Avx2)
     }
 
+    /// Whole blocks through `quotient`'s reciprocal, the rest (and scales it declines)
+    /// through the division.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     pub unsafe fn quantize<Q: Narrow>(
@@ -422,7 +429,22 @@ mod simd {
         lo: i32,
         hi: i32,
     ) {
-        quantize_run(x, y, scale, zero_point, lo, hi)
+        const { assert!(std::mem::size_of::<Q>() == 1) };
+        let Some(r) = quotient::reciprocal(scale) else {
+            return quantize_run(x, y, scale, zero_point, lo, hi);
+        };
+        let (q_lo, q_hi) = ((lo - zero_point) as f32, (hi - zero_point) as f32);
+        let (blocks, x_rest) = x.as_chunks::<{ quotient::LANES }>();
+        let (y_blocks, y_rest) = y.as_chunks_mut::<{ quotient::LANES }>();
+        for (xb, yb) in blocks.iter().zip(y_blocks) {
+            // SAFETY: AVX2 is enabled here; `yb` is LANES one-byte elements; the
+            // caller checked the zero point against `lo..=hi`.
+            unsafe {
+                let y = yb.as_mut_ptr() as *mut u8;
+                quotient::quantize_avx2(xb, y, scale, r, q_lo, q_hi, zero_point, Q::SIGNED);
+            }
+        }
+        quantize_run(x_rest, y_rest, scale, zero_point, lo, hi)
     }
 
     #[cfg(target_arch = "x86_64")]
