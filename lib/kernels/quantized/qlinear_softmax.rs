@@ -217,10 +217,10 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
         bail!("only int8 values are computed as uint8");
     }
     // The table and the row maximum see only differences, which the shift keeps.
-    let (signed_math, zero_point, shift) = if as_uint8 {
-        (false, y_zero_point + 128, 128)
+    let (signed_math, zero_point) = if as_uint8 {
+        (false, y_zero_point + 128)
     } else {
-        (signed, y_zero_point, 0)
+        (signed, y_zero_point)
     };
     let k = Kernel::new(
         table(c.arg(1)?.as_float()? as f32, size.max(1)),
@@ -242,7 +242,7 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
     let mut t = Tensor::new(x.shape.clone(), data)?;
     t.quant = Some(Quant::PerTensor {
         scale: y_scale,
-        zero_point: y_zero_point - shift,
+        zero_point: y_zero_point,
     });
     Ok(vec![Value::tensor(t)])
 }
@@ -463,6 +463,36 @@ mod tests {
         })
         .unwrap();
         out[0].as_tensor().unwrap().data.clone()
+    }
+
+    #[test]
+    fn int8_computed_as_uint8_keeps_the_int8_result() {
+        // Rows of several elements (no entry overflows): the two paths agree on the
+        // bytes and on the result's quantization parameters.
+        let x: Vec<i8> = (0..24i32).map(|i| ((i * 71) % 256 - 128) as i8).collect();
+        let args = [
+            Value::tensor(Tensor::new(vec![4, 6], Data::I8(x)).unwrap()),
+            Value::Float(0.05),
+            Value::Int(-1),
+            Value::Float(1.0 / 256.0),
+            Value::Int(-20),
+            Value::Int(12),
+        ];
+        let declared = [ResultType::Tensor(TensorType::new(
+            DType::QInt8,
+            vec![Some(4), Some(6)],
+        ))];
+        let call = Call {
+            args: &args,
+            results: &declared,
+        };
+        let (signed, shifted) = (softmax(&call).unwrap(), softmax_as_uint8(&call).unwrap());
+        let (a, b) = (
+            signed[0].as_tensor().unwrap(),
+            shifted[0].as_tensor().unwrap(),
+        );
+        assert_eq!(a.data, b.data);
+        assert_eq!(a.quant, b.quant);
     }
 
     #[test]
