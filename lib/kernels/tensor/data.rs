@@ -352,7 +352,19 @@ pub fn is_float(dtype: DType) -> bool {
 pub struct Prec(pub DType);
 
 impl Prec {
+    /// Inlined for f32, which float kernels call on every element, so the check and
+    /// the conversion join the caller's loop instead of a call per element.
+    #[inline(always)]
     pub fn round(self, x: f64) -> f64 {
+        if self.0 == DType::F32 {
+            x as f32 as f64
+        } else {
+            self.round_narrow(x)
+        }
+    }
+
+    #[inline(never)]
+    fn round_narrow(self, x: f64) -> f64 {
         match self.0 {
             DType::F32 => x as f32 as f64,
             DType::F16 => f16::from_f64(x).to_f64(),
