@@ -130,6 +130,7 @@ pub(super) fn plan_loop(outer: &mut Builder, op: OperationRef) -> Result<()> {
         results,
         result_types,
         release: Vec::new(),
+        moves: Vec::new(),
     });
     Ok(())
 }

@@ -57,6 +57,9 @@ pub(super) struct Step {
     pub result_types: Vec<ResultType>,
     /// Slots whose last use is this step: freed right after it.
     pub release: Vec<usize>,
+    /// Per operand: whether it is its slot's last read, which takes the value out of
+    /// the slot instead of cloning it (a reference count, or a list's copy, saved).
+    pub moves: Vec<bool>,
 }
 
 pub struct Plan {
@@ -295,6 +298,7 @@ pub(super) fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<(
         results,
         result_types,
         release: Vec::new(),
+        moves: Vec::new(),
     });
     Ok(())
 }
@@ -333,6 +337,7 @@ fn plan_assert(b: &mut Builder, op: OperationRef) -> Result<()> {
         results: Vec::new(),
         result_types: Vec::new(),
         release: Vec::new(),
+        moves: Vec::new(),
     });
     Ok(())
 }
@@ -426,6 +431,12 @@ pub(super) fn finish(
     }
     for (slot, step) in last_use {
         steps[step].release.push(slot);
+    }
+    for step in &mut steps {
+        let args = &step.args;
+        step.moves = (0..args.len())
+            .map(|i| step.release.contains(&args[i]) && !args[i + 1..].contains(&args[i]))
+            .collect();
     }
     let mut constants: Vec<(usize, Value)> = constants.into_iter().collect();
     constants.sort_by_key(|(s, _)| *s);

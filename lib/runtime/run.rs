@@ -95,15 +95,18 @@ pub(super) fn execute(
         // Only a profiled run reads the clock.
         let start = profile.as_ref().map(|_| Instant::now());
         check_budget(step)?;
-        let args = step
-            .args
-            .iter()
-            .map(|&s| {
-                slots[s]
-                    .clone()
-                    .with_context(|| format!("internal error: {} reads an empty slot", step.op))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut args = Vec::with_capacity(step.args.len());
+        for (i, &s) in step.args.iter().enumerate() {
+            let value = if step.moves.get(i) == Some(&true) {
+                slots[s].take()
+            } else {
+                slots[s].clone()
+            };
+            args.push(
+                value
+                    .with_context(|| format!("internal error: {} reads an empty slot", step.op))?,
+            );
+        }
         let out = step
             .kernel
             .call(&Call {
