@@ -4,7 +4,7 @@
 //! signedness, per-channel zero points, with and without bias).
 
 use crate::kernels::isa::Isa;
-use crate::kernels::linalg::qconv::{ConvWeights, run_on};
+use crate::kernels::linalg::qconv::{ConvWeights, run_on, run_without_permutes};
 use crate::kernels::quantized::qlinear::reference_conv;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
@@ -26,6 +26,9 @@ struct Case {
     y_signed: bool,
     per_channel: bool,
     bias: bool,
+    /// Weight zero points of 0 (128 for unsigned weights): the taps fit in a signed
+    /// byte, as in symmetric quantization, which the byte depthwise kernel needs.
+    symmetric: bool,
 }
 
 fn zero_point(seed: u64, signed: bool) -> i64 {
@@ -44,7 +47,11 @@ fn args(case: &Case, seed: u64) -> (Vec<Value>, ResultType) {
         .map(|&b| 0.001 + b as f32 * 1e-4)
         .collect();
     let w_zeros: Vec<i64> = (0..channels as u64)
-        .map(|i| zero_point(seed + 10 + i, case.w_signed))
+        .map(|i| match (case.symmetric, case.w_signed) {
+            (true, true) => 0,
+            (true, false) => 128,
+            (false, _) => zero_point(seed + 10 + i, case.w_signed),
+        })
         .collect();
     let (w_scale, w_zero) = if case.per_channel {
         (
@@ -107,6 +114,10 @@ fn check(case: &Case, seed: u64) {
             .unwrap()
             .expect("the fast path takes this case");
         assert_eq!(got, want, "{isa:?}, seed {seed}");
+        let got = run_without_permutes(isa, &call, &w)
+            .unwrap()
+            .expect("the same");
+        assert_eq!(got, want, "{isa:?} without byte permutes, seed {seed}");
     }
 }
 
@@ -125,6 +136,7 @@ fn case(x_shape: &[usize], w_shape: &[usize], groups: usize) -> Case {
         y_signed: false,
         per_channel: true,
         bias: true,
+        symmetric: false,
     }
 }
 
@@ -285,4 +297,48 @@ fn few_pixels_and_many_channels_pack_each_block_once() {
         c.padding = vec![pad; 2];
         check(&c, 500 + seed as u64);
     }
+}
+
+#[test]
+fn depthwise_with_byte_taps() {
+    // Taps in a signed byte take the byte kernel where the CPU has it: strides 1 to 3,
+    // dilations, 3x3 and 5x5 (a quad and a lone tap per row), 1-D and 3-D, widths
+    // around one and two chunks, both signednesses.
+    let mut seed = 900;
+    for (size, k, stride, dilation, pad) in [
+        ([13, 11], [3, 3], 1, 1, 1),
+        ([56, 56], [3, 3], 1, 1, 1),
+        ([57, 33], [3, 3], 2, 1, 1),
+        ([40, 70], [5, 5], 1, 1, 2),
+        ([41, 95], [5, 5], 2, 1, 2),
+        ([20, 31], [3, 3], 2, 2, 2),
+        ([17, 66], [3, 3], 3, 1, 0),
+        ([9, 7], [5, 5], 1, 3, 6),
+        ([12, 21], [1, 7], 1, 1, 3),
+        ([16, 64], [3, 3], 4, 4, 1),
+    ] {
+        for (x_signed, w_signed, y_signed) in [(false, true, false), (true, false, true)] {
+            let mut c = case(&[2, 5, size[0], size[1]], &[5, 1, k[0], k[1]], 5);
+            c.stride = vec![stride; 2];
+            c.dilation = vec![dilation; 2];
+            c.padding = vec![pad; 2];
+            (c.x_signed, c.w_signed, c.y_signed) = (x_signed, w_signed, y_signed);
+            c.symmetric = true;
+            seed += 1;
+            check(&c, seed);
+        }
+    }
+    let mut c = case(&[1, 3, 50], &[6, 1, 5], 3);
+    c.symmetric = true;
+    c.pads = Some(vec![2, 1]);
+    check(&c, 950);
+    let mut c = case(&[1, 2, 5, 6, 37], &[2, 1, 3, 3, 3], 2);
+    c.symmetric = true;
+    c.stride = vec![1, 2, 2];
+    c.padding = vec![1, 1, 1];
+    check(&c, 951);
+    // Per-tensor weights, no bias.
+    let mut c = case(&[1, 4, 10, 40], &[4, 1, 3, 3], 4);
+    (c.symmetric, c.per_channel, c.bias) = (true, false, false);
+    check(&c, 952);
 }

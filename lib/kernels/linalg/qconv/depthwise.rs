@@ -1,6 +1,9 @@
 //! The direct kernel for depthwise convolutions (one input channel per group): each
-//! output channel a weighted sum of its taps over one centred, zero-padded input
-//! plane, in chunks of `NR` outputs, compiled for the instruction set.
+//! output channel a weighted sum of its taps over one zero-padded input plane, in
+//! chunks of `NR` outputs, compiled for the instruction set. With AVX-512 VBMI and
+//! taps that fit in a signed byte, the plane stays in bytes and `vpdpbusd` adds four
+//! taps per lane at once (`bytes`); otherwise the plane is centred to i16 and the taps
+//! go two at a time (`vpdpwssd`) or one at a time.
 
 use rayon::prelude::*;
 
@@ -9,47 +12,82 @@ use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use super::Job;
 use crate::kernels::isa::Isa;
 
+/// One thread's buffers, reused from channel to channel.
+#[derive(Default)]
+struct Scratch {
+    plane: Vec<i16>,
+    bytes: Vec<u8>,
+    quads: Vec<i32>,
+    rows: Vec<usize>,
+}
+
 impl<E: Epilogue> Job<'_, E> {
     /// One input channel per group: each output channel is a weighted sum of
-    /// `kernel` taps over one zero-padded input plane, centred on the zero points.
+    /// `kernel` taps over one zero-padded input plane.
     pub(super) fn depthwise(&self, taps: &[i32], y: &mut [E::Out]) {
         let (s, w) = (self.s, self.w);
         let pixels = s.pixels();
         let c_out = w.shape[0];
         let per_group = w.per_group;
-        y.par_chunks_mut(pixels)
-            .enumerate()
-            .for_each_init(Vec::new, |plane, (item, dest)| {
+        y.par_chunks_mut(pixels).enumerate().for_each_init(
+            Scratch::default,
+            |scratch, (item, dest)| {
                 let (b, channel) = (item / c_out, item % c_out);
                 let input = b * s.c_in + channel / per_group;
                 let n: usize = s.kernel.iter().product();
                 let terms = &taps[channel * n..(channel + 1) * n];
-                depthwise_channel(self.isa, self, input, channel, terms, plane, dest);
-            });
+                depthwise_channel(self, input, channel, terms, scratch, dest);
+            },
+        );
     }
 }
 
 fn depthwise_channel<E: Epilogue>(
-    isa: Isa,
     job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
-    plane: &mut Vec<i16>,
+    scratch: &mut Scratch,
     dest: &mut [E::Out],
 ) {
-    match isa {
+    #[cfg(target_arch = "x86_64")]
+    if job.permutes
+        && let Some(sum) = bytes::prepare(job, input, taps, scratch)
+    {
+        let terms = RowTerms {
+            // The byte plane is not centred: Σ (x - x_zero)·t = Σ x·t - x_zero·Σ t.
+            offset: job.bias[channel].wrapping_sub((job.x_zero as i32).wrapping_mul(sum)),
+            ..row_terms(job, channel)
+        };
+        // SAFETY: `permutes` says the CPU has the features; `prepare` sized the plane
+        // for every read (`bytes::depthwise`'s contract).
+        unsafe { bytes::depthwise(job, terms, scratch, dest) };
+        return;
+    }
+    let plane = &mut scratch.plane;
+    match job.isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the instruction set was detected on this CPU.
-        Isa::Avx512Vnni if isa.available() => unsafe {
+        Isa::Avx512Vnni if job.isa.available() => unsafe {
             depthwise_avx512(job, input, channel, taps, plane, dest)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 if isa.available() => unsafe {
+        Isa::Avx2 if job.isa.available() => unsafe {
             depthwise_avx2(job, input, channel, taps, plane, dest)
         },
         _ => depthwise_body(job, input, channel, taps, plane, dest),
+    }
+}
+
+/// The requantization terms of one output channel, for accumulators of centred inputs.
+fn row_terms<E: Epilogue>(job: &Job<E>, channel: usize) -> RowTerms {
+    RowTerms {
+        offset: job.bias[channel],
+        zero: 0,
+        sum: 0,
+        multiplier: job.multipliers[channel],
+        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
     }
 }
 
@@ -110,13 +148,7 @@ fn depthwise_body<E: Epilogue>(
             }
         }
     }
-    let terms = RowTerms {
-        offset: job.bias[channel],
-        zero: 0,
-        sum: 0,
-        multiplier: job.multipliers[channel],
-        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
-    };
+    let terms = row_terms(job, channel);
     let sw = s.stride[2];
     // Each tap's offset from the chunk's first input position.
     let mut offsets = Vec::with_capacity(taps.len());
@@ -243,5 +275,151 @@ unsafe fn chunk_vnni(
 fn add_products(acc: &mut [i32; NR], src: &[i16; NR], tap: i32) {
     for j in 0..NR {
         acc[j] = acc[j].wrapping_add(src[j] as i32 * tap);
+    }
+}
+
+/// The byte kernel: the plane keeps the input's bytes, padded with the zero point, and
+/// each output lane gathers the four inputs of four consecutive taps of a kernel row
+/// with one byte permute (`vpermb`), so `vpdpbusd` multiplies them by the four taps,
+/// as signed bytes, and adds them in one step. Exact: every product and the sum of
+/// four fit in i32. The same permute serves every stride and dilation whose sixteen
+/// lanes' taps lie within one 64-byte load, so strided convolutions read whole rows.
+#[cfg(target_arch = "x86_64")]
+mod bytes {
+    use std::arch::x86_64::*;
+
+    use super::super::Job;
+    use super::{ColTerms, Epilogue, NR, RowTerms, Scratch};
+
+    /// Taps per quad, and output lanes per vector.
+    const QUAD: usize = 4;
+    const LANES: usize = 16;
+    /// The bytes one load brings to the permute.
+    const LOAD: usize = 64;
+
+    /// Fills `scratch` for `depthwise` (the taps as byte quads, each kernel row's
+    /// offset in the plane, the padded plane) and returns Σ taps; `None` when a tap
+    /// does not fit in a signed byte or the lanes' inputs span more than one load.
+    pub(super) fn prepare<E: Epilogue>(
+        job: &Job<E>,
+        input: usize,
+        taps: &[i32],
+        scratch: &mut Scratch,
+    ) -> Option<i32> {
+        let s = job.s;
+        let [kd, kh, kw] = s.kernel;
+        let [_, ph, pw] = job.plane;
+        let [sd, sh, sw] = s.stride;
+        let [dd, dh, dw] = s.dilation;
+        let span = (LANES - 1)
+            .checked_mul(sw)?
+            .checked_add((QUAD - 1).min(kw - 1).checked_mul(dw)?)?;
+        if span >= LOAD || taps.len() != kd * kh * kw {
+            return None;
+        }
+        let mut sum = 0i32;
+        let quads = &mut scratch.quads;
+        quads.clear();
+        for row in taps.chunks_exact(kw) {
+            for quad in row.chunks(QUAD) {
+                let mut b = [0u8; QUAD];
+                for (d, &t) in b.iter_mut().zip(quad) {
+                    *d = i8::try_from(t).ok()? as u8;
+                    sum = sum.wrapping_add(t);
+                }
+                quads.push(i32::from_le_bytes(b));
+            }
+        }
+        let rows = &mut scratch.rows;
+        rows.clear();
+        for a in 0..kd {
+            for b in 0..kh {
+                rows.push((a * dd * ph + b * dh) * pw);
+            }
+        }
+        // The last read: every term of a read's offset grows with the output's
+        // position, the kernel row and the quad, so the last of each bounds them all.
+        let [od, oh, ow] = s.output;
+        let last_row = ((od - 1) * sd * ph + (oh - 1) * sh) * pw + rows.last()?;
+        let last_x = (ow.saturating_sub(NR) + LANES) * sw + (kw.div_ceil(QUAD) - 1) * QUAD * dw;
+        let end = last_row + last_x + LOAD;
+        let plane = &mut scratch.bytes;
+        plane.clear();
+        plane.resize(end.max(job.plane.iter().product()), job.x_zero);
+        let [id, ih, iw] = s.input;
+        let x = &job.x[input * id * ih * iw..][..id * ih * iw];
+        for z in 0..id {
+            for yy in 0..ih {
+                let src = &x[(z * ih + yy) * iw..][..iw];
+                let row =
+                    ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
+                plane[row..row + iw].copy_from_slice(src);
+            }
+        }
+        Some(sum)
+    }
+
+    /// One output channel from the plane `prepare` filled.
+    ///
+    /// # Safety
+    /// avx512f, avx512bw, avx512vnni and avx512vbmi are available, and `prepare`
+    /// returned `Some` for this job and channel with this `scratch`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")]
+    pub(super) unsafe fn depthwise<E: Epilogue>(
+        job: &Job<E>,
+        terms: RowTerms,
+        scratch: &Scratch,
+        dest: &mut [E::Out],
+    ) {
+        let s = job.s;
+        let [od, oh, ow] = s.output;
+        let [_, ph, pw] = job.plane;
+        let [sd, sh, sw] = s.stride;
+        let kw = s.kernel[2];
+        let dw = s.dilation[2];
+        let nq = kw.div_ceil(QUAD);
+        // Lane k's byte i: the input under tap i of its quad (past the row's taps,
+        // whose weight is zero, any byte of the load will do).
+        let mut index = [0u8; LOAD];
+        for (j, v) in index.iter_mut().enumerate() {
+            let (k, i) = (j / QUAD, j % QUAD);
+            *v = (k * sw + i.min(kw - 1) * dw) as u8;
+        }
+        let plane = scratch.bytes.as_ptr();
+        let quads = &scratch.quads;
+        let mut acc = [0i32; NR];
+        const _: () = assert!(NR == 2 * LANES);
+        // SAFETY (every load below): `prepare` made the plane at least as long as the
+        // last read's end, and each read starts at or before the last one.
+        unsafe {
+            let index = _mm512_loadu_si512(index.as_ptr() as *const _);
+            let load = |at: usize| {
+                _mm512_permutexvar_epi8(index, _mm512_loadu_si512(plane.add(at) as *const _))
+            };
+            let last_start = ow.saturating_sub(NR);
+            for z in 0..od {
+                for yy in 0..oh {
+                    let base = (z * sd * ph + yy * sh) * pw;
+                    for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
+                        let mut lo = _mm512_setzero_si512();
+                        let mut hi = _mm512_setzero_si512();
+                        let at = base + x0 * sw;
+                        for (&row, quads) in scratch.rows.iter().zip(quads.chunks_exact(nq)) {
+                            for (q, &t) in quads.iter().enumerate() {
+                                let p = at + row + q * QUAD * dw;
+                                let t = _mm512_set1_epi32(t);
+                                lo = _mm512_dpbusd_epi32(lo, load(p), t);
+                                hi = _mm512_dpbusd_epi32(hi, load(p + LANES * sw), t);
+                            }
+                        }
+                        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
+                        _mm512_storeu_si512(acc.as_mut_ptr().add(LANES) as *mut _, hi);
+                        let at = (z * oh + yy) * ow + x0;
+                        let out = &mut dest[at..at + NR.min(ow - x0)];
+                        job.out.row(&acc, terms, ColTerms::default(), out);
+                    }
+                }
+            }
+        }
     }
 }
