@@ -18,7 +18,7 @@ struct Scratch {
     plane: Vec<i16>,
     bytes: Vec<u8>,
     quads: Vec<i32>,
-    rows: Vec<usize>,
+    reads: Vec<usize>,
 }
 
 impl<E: Epilogue> Job<'_, E> {
@@ -52,7 +52,7 @@ fn depthwise_channel<E: Epilogue>(
 ) {
     #[cfg(target_arch = "x86_64")]
     if job.permutes
-        && let Some(sum) = bytes::prepare(job, input, taps, scratch)
+        && let Some(sum) = bytes::prepare(job, taps, scratch)
     {
         let terms = RowTerms {
             // The byte plane is not centred: Σ (x - x_zero)·t = Σ x·t - x_zero·Σ t.
@@ -61,7 +61,7 @@ fn depthwise_channel<E: Epilogue>(
         };
         // SAFETY: `permutes` says the CPU has the features; `prepare` sized the plane
         // for every read (`bytes::depthwise`'s contract).
-        unsafe { bytes::depthwise(job, terms, scratch, dest) };
+        unsafe { bytes::depthwise(job, input, terms, scratch, dest) };
         return;
     }
     let plane = &mut scratch.plane;
@@ -297,12 +297,11 @@ mod bytes {
     /// The bytes one load brings to the permute.
     const LOAD: usize = 64;
 
-    /// Fills `scratch` for `depthwise` (the taps as byte quads, each kernel row's
-    /// offset in the plane, the padded plane) and returns Σ taps; `None` when a tap
-    /// does not fit in a signed byte or the lanes' inputs span more than one load.
+    /// Fills `scratch` for `depthwise` (the taps as byte quads, each quad's offset in
+    /// the plane, the plane's padding) and returns Σ taps; `None` when a tap does not fit
+    /// in a signed byte or the lanes' inputs span more than one load.
     pub(super) fn prepare<E: Epilogue>(
         job: &Job<E>,
-        input: usize,
         taps: &[i32],
         scratch: &mut Scratch,
     ) -> Option<i32> {
@@ -318,48 +317,70 @@ mod bytes {
             return None;
         }
         let mut sum = 0i32;
-        let quads = &mut scratch.quads;
+        let (quads, reads) = (&mut scratch.quads, &mut scratch.reads);
         quads.clear();
-        for row in taps.chunks_exact(kw) {
-            for quad in row.chunks(QUAD) {
-                let mut b = [0u8; QUAD];
-                for (d, &t) in b.iter_mut().zip(quad) {
+        reads.clear();
+        for (r, row) in taps.chunks_exact(kw).enumerate() {
+            let (a, b) = (r / kh, r % kh);
+            for (q, quad) in row.chunks(QUAD).enumerate() {
+                let mut bytes = [0u8; QUAD];
+                for (d, &t) in bytes.iter_mut().zip(quad) {
                     *d = i8::try_from(t).ok()? as u8;
                     sum = sum.wrapping_add(t);
                 }
-                quads.push(i32::from_le_bytes(b));
-            }
-        }
-        let rows = &mut scratch.rows;
-        rows.clear();
-        for a in 0..kd {
-            for b in 0..kh {
-                rows.push((a * dd * ph + b * dh) * pw);
+                quads.push(i32::from_le_bytes(bytes));
+                reads.push((a * dd * ph + b * dh) * pw + q * QUAD * dw);
             }
         }
         // The last read: every term of a read's offset grows with the output's
-        // position, the kernel row and the quad, so the last of each bounds them all.
+        // position and the quad's offset, so the last of each bounds them all.
         let [od, oh, ow] = s.output;
-        let last_row = ((od - 1) * sd * ph + (oh - 1) * sh) * pw + rows.last()?;
-        let last_x = (ow.saturating_sub(NR) + LANES) * sw + (kw.div_ceil(QUAD) - 1) * QUAD * dw;
-        let end = last_row + last_x + LOAD;
+        let last_row = ((od - 1) * sd * ph + (oh - 1) * sh) * pw;
+        let last_x = (ow.saturating_sub(NR) + LANES) * sw;
+        let end = last_row + last_x + reads.iter().max()? + LOAD;
+        // The padding is the same for every channel of the call, so a plane already
+        // of this size (this scratch's last channel's) keeps it and only the input's
+        // rows are copied anew.
+        let len = end.max(job.plane.iter().product());
         let plane = &mut scratch.bytes;
-        plane.clear();
-        plane.resize(end.max(job.plane.iter().product()), job.x_zero);
+        if plane.len() != len {
+            plane.clear();
+            plane.resize(len, job.x_zero);
+        }
+        Some(sum)
+    }
+
+    /// Copies the input channel into the plane's interior, a row at a time in masked
+    /// 64-byte moves (a libc call per short row costs more than the copy).
+    ///
+    /// # Safety
+    /// avx512f and avx512bw are available.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn fill<E: Epilogue>(job: &Job<E>, input: usize, plane: &mut [u8]) {
+        let s = job.s;
         let [id, ih, iw] = s.input;
+        let [_, ph, pw] = job.plane;
         let x = &job.x[input * id * ih * iw..][..id * ih * iw];
         for z in 0..id {
             for yy in 0..ih {
                 let src = &x[(z * ih + yy) * iw..][..iw];
                 let row =
                     ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
-                plane[row..row + iw].copy_from_slice(src);
+                let dst = &mut plane[row..row + iw];
+                for (d, s) in dst.chunks_mut(LOAD).zip(src.chunks(LOAD)) {
+                    let mask = u64::MAX >> (LOAD - d.len().min(s.len()));
+                    // SAFETY: the mask covers the first `min(d.len(), s.len())` bytes,
+                    // in bounds of both (masked-off lanes neither read, write nor fault).
+                    unsafe {
+                        let v = _mm512_maskz_loadu_epi8(mask, s.as_ptr() as *const i8);
+                        _mm512_mask_storeu_epi8(d.as_mut_ptr() as *mut i8, mask, v);
+                    }
+                }
             }
         }
-        Some(sum)
     }
 
-    /// One output channel from the plane `prepare` filled.
+    /// One output channel, from the plane `prepare` padded and sized.
     ///
     /// # Safety
     /// avx512f, avx512bw, avx512vnni and avx512vbmi are available, and `prepare`
@@ -367,7 +388,48 @@ mod bytes {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")]
     pub(super) unsafe fn depthwise<E: Epilogue>(
         job: &Job<E>,
+        input: usize,
         terms: RowTerms,
+        scratch: &mut Scratch,
+        dest: &mut [E::Out],
+    ) {
+        // SAFETY: the caller's promise.
+        unsafe { fill(job, input, &mut scratch.bytes) };
+        let scratch = &*scratch;
+        let (reads, quads) = (&scratch.reads[..], &scratch.quads[..]);
+        // Fixed counts for the common kernels (3x3: 3 quads, 5x5: 10, 7x7: 14), so
+        // the tap loop unrolls with its offsets and taps in registers.
+        // SAFETY (each call): the caller's promise, passed on.
+        unsafe {
+            if let Some((r, q)) = fixed::<3>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest)
+            } else if let Some((r, q)) = fixed::<10>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest)
+            } else if let Some((r, q)) = fixed::<14>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest)
+            } else {
+                channel(job, terms, reads, quads, scratch, dest)
+            }
+        }
+    }
+
+    /// `reads` and `quads` as arrays when there are `N` of each.
+    fn fixed<'a, const N: usize>(
+        reads: &'a [usize],
+        quads: &'a [i32],
+    ) -> Option<(&'a [usize; N], &'a [i32; N])> {
+        (reads.len() == N).then_some(())?;
+        Some((reads.first_chunk()?, quads.first_chunk()?))
+    }
+
+    /// # Safety
+    /// As `depthwise`; `reads` and `quads` are `scratch`'s.
+    #[inline(always)]
+    unsafe fn channel<E: Epilogue>(
+        job: &Job<E>,
+        terms: RowTerms,
+        reads: &[usize],
+        quads: &[i32],
         scratch: &Scratch,
         dest: &mut [E::Out],
     ) {
@@ -377,7 +439,6 @@ mod bytes {
         let [sd, sh, sw] = s.stride;
         let kw = s.kernel[2];
         let dw = s.dilation[2];
-        let nq = kw.div_ceil(QUAD);
         // Lane k's byte i: the input under tap i of its quad (past the row's taps,
         // whose weight is zero, any byte of the load will do).
         let mut index = [0u8; LOAD];
@@ -386,7 +447,6 @@ mod bytes {
             *v = (k * sw + i.min(kw - 1) * dw) as u8;
         }
         let plane = scratch.bytes.as_ptr();
-        let quads = &scratch.quads;
         let mut acc = [0i32; NR];
         const _: () = assert!(NR == 2 * LANES);
         // SAFETY (every load below): `prepare` made the plane at least as long as the
@@ -404,13 +464,10 @@ mod bytes {
                         let mut lo = _mm512_setzero_si512();
                         let mut hi = _mm512_setzero_si512();
                         let at = base + x0 * sw;
-                        for (&row, quads) in scratch.rows.iter().zip(quads.chunks_exact(nq)) {
-                            for (q, &t) in quads.iter().enumerate() {
-                                let p = at + row + q * QUAD * dw;
-                                let t = _mm512_set1_epi32(t);
-                                lo = _mm512_dpbusd_epi32(lo, load(p), t);
-                                hi = _mm512_dpbusd_epi32(hi, load(p + LANES * sw), t);
-                            }
+                        for (&read, &t) in reads.iter().zip(quads) {
+                            let t = _mm512_set1_epi32(t);
+                            lo = _mm512_dpbusd_epi32(lo, load(at + read), t);
+                            hi = _mm512_dpbusd_epi32(hi, load(at + read + LANES * sw), t);
                         }
                         _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
                         _mm512_storeu_si512(acc.as_mut_ptr().add(LANES) as *mut _, hi);
