@@ -2,8 +2,9 @@
 //! output channel a weighted sum of its taps over one zero-padded input plane, in
 //! chunks of `NR` outputs, compiled for the instruction set. With AVX-512 VBMI and
 //! taps that fit in a signed byte, the plane stays in bytes and `vpdpbusd` adds four
-//! taps per lane at once (`bytes`); otherwise the plane is centred to i16 and the taps
-//! go two at a time (`vpdpwssd`) or one at a time.
+//! taps per lane at once (`bytes`); otherwise the plane is centred to i16, each row
+//! split into its stride's phases, and the taps go two at a time (`vpdpwssd`,
+//! `vpmaddwd`) or one at a time.
 
 use rayon::prelude::*;
 
@@ -120,7 +121,9 @@ unsafe fn depthwise_avx2<E: Epilogue>(
 
 /// One output channel of a depthwise convolution. The input plane is copied once,
 /// centred and padded with zeros (the zero point, centred), so the tap loops need no
-/// bounds checks and run along contiguous rows when the stride is 1.
+/// bounds checks. Each row is stored as its `stride` phases one after the other
+/// (columns 0, s, 2s, … then 1, s + 1, …), so that the inputs of consecutive outputs
+/// under one tap are contiguous at every stride and every chunk is a run of loads.
 #[inline(always)]
 fn depthwise_body<E: Epilogue>(
     job: &Job<E>,
@@ -135,51 +138,57 @@ fn depthwise_body<E: Epilogue>(
     let [od, oh, ow] = s.output;
     let [kd, kh, kw] = s.kernel;
     let [pd, ph, pw] = job.plane;
+    let sw = s.stride[2];
+    // A phase holds every column of the padded row it could read: `pw` has room for a
+    // chunk past the last output, so each phase has room for a chunk past its last.
+    let phase = pw.div_ceil(sw);
+    let pitch = phase * sw;
     plane.clear();
-    plane.resize(pd * ph * pw, 0);
+    plane.resize(pd * ph * pitch, 0);
     let x = &job.x[input * id * ih * iw..][..id * ih * iw];
     let zero = job.x_zero as i16;
     for z in 0..id {
         for yy in 0..ih {
             let src = &x[(z * ih + yy) * iw..][..iw];
-            let row = ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
-            for (d, &v) in plane[row..row + iw].iter_mut().zip(src) {
-                *d = v as i16 - zero;
+            let row = ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pitch;
+            if sw == 1 {
+                let start = row + s.pad_before[2];
+                for (d, &v) in plane[start..start + iw].iter_mut().zip(src) {
+                    *d = v as i16 - zero;
+                }
+            } else {
+                let row = &mut plane[row..row + pitch];
+                for (i, &v) in src.iter().enumerate() {
+                    let col = i + s.pad_before[2];
+                    row[col % sw * phase + col / sw] = v as i16 - zero;
+                }
             }
         }
     }
     let terms = row_terms(job, channel);
-    let sw = s.stride[2];
-    // Each tap's offset from the chunk's first input position.
+    // Each tap's offset from the chunk's first input position: its row, its column's
+    // phase, and its place in the phase.
     let mut offsets = Vec::with_capacity(taps.len());
     for a in 0..kd {
         for b in 0..kh {
             for c in 0..kw {
-                offsets.push((a * s.dilation[0] * ph + b * s.dilation[1]) * pw + c * s.dilation[2]);
+                let col = c * s.dilation[2];
+                let row = (a * s.dilation[0] * ph + b * s.dilation[1]) * pitch;
+                offsets.push(row + col % sw * phase + col / sw);
             }
         }
     }
-    let mut strided = [0i16; NR];
-    let vnni = job.isa == Isa::Avx512Vnni && job.isa.available();
+    let products = Products::of(job.isa);
+    let last = offsets.iter().copied().max().unwrap_or(0);
     // A row wider than a chunk ends with a chunk that overlaps the one before it, so
     // every chunk is whole (its values written twice are the same values).
     let last_start = ow.saturating_sub(NR);
     for z in 0..od {
         for yy in 0..oh {
             for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
-                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pw + x0 * sw;
+                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pitch + x0;
                 let mut acc = [0i32; NR];
-                if sw == 1 {
-                    chunk(vnni, plane, base, &offsets, taps, &mut acc);
-                } else {
-                    for (&off, &tap) in offsets.iter().zip(taps) {
-                        let src = plane[base + off..].iter().step_by(sw);
-                        for (d, v) in strided.iter_mut().zip(src) {
-                            *d = *v;
-                        }
-                        add_products(&mut acc, &strided, tap);
-                    }
-                }
+                chunk(products, plane, base, (&offsets, last), taps, &mut acc);
                 let at = (z * oh + yy) * ow + x0;
                 let out = &mut dest[at..at + NR.min(ow - x0)];
                 job.out.row(&acc, terms, ColTerms::default(), out);
@@ -188,25 +197,52 @@ fn depthwise_body<E: Epilogue>(
     }
 }
 
-/// Σ over taps of `plane[base + offset..][..NR] · tap`, for stride 1: the depthwise
-/// inner loop, with the accumulators held in registers on AVX-512 (`vnni`: the CPU has
-/// AVX-512 VNNI, checked once per channel rather than per chunk).
+/// How `chunk` multiplies: `vpdpwssd` (the CPU has AVX-512 VNNI), `vpmaddwd` (AVX2),
+/// or in plain Rust; decided once per channel rather than per chunk.
+#[derive(Clone, Copy, PartialEq)]
+enum Products {
+    Vnni,
+    Avx2,
+    Plain,
+}
+
+impl Products {
+    fn of(isa: Isa) -> Products {
+        match isa {
+            Isa::Avx512Vnni if isa.available() => Products::Vnni,
+            Isa::Avx2 if isa.available() => Products::Avx2,
+            _ => Products::Plain,
+        }
+    }
+}
+
+/// Σ over taps of `plane[base + offset..][..NR] · tap`: the depthwise inner loop, with
+/// the accumulators held in registers on AVX-512 and AVX2. `last` is the largest
+/// offset.
 #[inline(always)]
 fn chunk(
-    vnni: bool,
+    products: Products,
     plane: &[i16],
     base: usize,
-    offsets: &[usize],
+    (offsets, last): (&[usize], usize),
     taps: &[i32],
     acc: &mut [i32; NR],
 ) {
-    let last = offsets.iter().max().map_or(0, |&o| base + o + NR);
-    assert!(last <= plane.len(), "depthwise chunk out of the plane");
-    match vnni {
+    assert!(
+        base + last + NR <= plane.len(),
+        "depthwise chunk out of the plane"
+    );
+    match products {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `vnni` says the CPU has the features; the assert bounds every read.
-        true if taps.len() == offsets.len() => unsafe {
+        // SAFETY: `Products::of` checked the CPU has the features; the assert bounds
+        // every read (`last` is the largest offset).
+        Products::Vnni if taps.len() == offsets.len() => unsafe {
             chunk_vnni(plane, base, offsets, taps, acc)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Products::Avx2 if taps.len() == offsets.len() => unsafe {
+            chunk_avx2(plane, base, offsets, taps, acc)
         },
         _ => {
             *acc = [0; NR];
@@ -215,6 +251,71 @@ fn chunk(
                     add_products(acc, src, tap);
                 }
             }
+        }
+    }
+}
+
+/// `vpdpwssd`'s pairing of two taps, for a pair of i16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn pair(a: i32, b: i32) -> i32 {
+    ((a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)) as i32
+}
+
+/// # Safety
+/// avx2 is available; `plane[base + o..][..NR]` is in bounds for every offset `o`.
+///
+/// As `chunk_vnni`, with `vpmaddwd` and an add: two taps at a time, their inputs
+/// interleaved into pairs, four vectors of eight sums (exact: each pair's sum is
+/// within ±2·255²). The unpacks pair within 128-bit lanes, so each `lo` holds pixels
+/// 0–3 and 8–11 of its sixteen and `hi` pixels 4–7 and 12–15; lane swaps restore the
+/// order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn chunk_avx2(
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    let zero = _mm256_setzero_si256();
+    let mut sums = [zero; 4];
+    let load = |off: usize, half: usize| {
+        // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
+        unsafe { _mm256_loadu_si256(plane.as_ptr().add(base + off + 16 * half) as *const _) }
+    };
+    let mut add = |a: [__m256i; 2], b: [__m256i; 2], w: __m256i| {
+        for h in 0..2 {
+            let lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a[h], b[h]), w);
+            let hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a[h], b[h]), w);
+            sums[2 * h] = _mm256_add_epi32(sums[2 * h], lo);
+            sums[2 * h + 1] = _mm256_add_epi32(sums[2 * h + 1], hi);
+        }
+    };
+    let (pairs, last) = offsets.as_chunks::<2>();
+    let (tap_pairs, _) = taps.as_chunks::<2>();
+    for (o, t) in pairs.iter().zip(tap_pairs) {
+        let w = _mm256_set1_epi32(pair(t[0], t[1]));
+        add(
+            [load(o[0], 0), load(o[0], 1)],
+            [load(o[1], 0), load(o[1], 1)],
+            w,
+        );
+    }
+    if let (Some(&o), Some(&t)) = (last.first(), taps.get(pairs.len() * 2)) {
+        let w = _mm256_set1_epi32(pair(t, 0));
+        add([load(o, 0), load(o, 1)], [zero; 2], w);
+    }
+    // SAFETY: `acc` holds 32 i32s, four 32-byte stores.
+    unsafe {
+        let out = acc.as_mut_ptr() as *mut __m256i;
+        for h in 0..2 {
+            let (lo, hi) = (sums[2 * h], sums[2 * h + 1]);
+            _mm256_storeu_si256(out.add(2 * h), _mm256_permute2x128_si256(lo, hi, 0x20));
+            _mm256_storeu_si256(out.add(2 * h + 1), _mm256_permute2x128_si256(lo, hi, 0x31));
         }
     }
 }
@@ -245,8 +346,6 @@ unsafe fn chunk_vnni(
         // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
         unsafe { _mm512_loadu_si512(plane.as_ptr().add(base + off) as *const _) }
     };
-    let pair =
-        |a: i32, b: i32| ((a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)) as i32;
     let (pairs, last) = offsets.as_chunks::<2>();
     let (tap_pairs, _) = taps.as_chunks::<2>();
     for (o, t) in pairs.iter().zip(tap_pairs) {
