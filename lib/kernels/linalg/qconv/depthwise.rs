@@ -156,11 +156,37 @@ fn depthwise_body<E: Epilogue>(
                 for (d, &v) in plane[start..start + iw].iter_mut().zip(src) {
                     *d = v as i16 - zero;
                 }
+            } else if sw == 2 {
+                // Pairs of inputs to the two phases, a loop that vectorizes.
+                let pad = s.pad_before[2];
+                let (even, odd) = plane[row..row + pitch].split_at_mut(phase);
+                // Input 2j sits in the phase of `pad`'s parity, 2j + 1 in the other.
+                let (a, b) = if pad % 2 == 0 {
+                    (even, odd)
+                } else {
+                    (odd, even)
+                };
+                let (a, b) = (&mut a[pad / 2..], &mut b[pad.div_ceil(2)..]);
+                let (pairs, rest) = src.as_chunks::<2>();
+                for ((p, x), y) in pairs.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                    *x = p[0] as i16 - zero;
+                    *y = p[1] as i16 - zero;
+                }
+                if let (Some(&v), Some(d)) = (rest.first(), a.get_mut(pairs.len())) {
+                    *d = v as i16 - zero;
+                }
             } else {
+                // Phase by phase, so no element needs a division.
+                let pad = s.pad_before[2];
                 let row = &mut plane[row..row + pitch];
-                for (i, &v) in src.iter().enumerate() {
-                    let col = i + s.pad_before[2];
-                    row[col % sw * phase + col / sw] = v as i16 - zero;
+                for (p, dst) in row.chunks_exact_mut(phase).enumerate() {
+                    // The phase's first column at or past the padding, and its input.
+                    let first = pad + (p + sw - pad % sw) % sw;
+                    let src = src.get(first - pad..).unwrap_or(&[]);
+                    let dst = dst.get_mut(first / sw..).unwrap_or(&mut []);
+                    for (d, &v) in dst.iter_mut().zip(src.iter().step_by(sw)) {
+                        *d = v as i16 - zero;
+                    }
                 }
             }
         }
