@@ -161,7 +161,7 @@ fn depthwise_body<E: Epilogue>(
                 let pad = s.pad_before[2];
                 let (even, odd) = plane[row..row + pitch].split_at_mut(phase);
                 // Input 2j sits in the phase of `pad`'s parity, 2j + 1 in the other.
-                let (a, b) = if pad % 2 == 0 {
+                let (a, b) = if pad.is_multiple_of(2) {
                     (even, odd)
                 } else {
                     (odd, even)
@@ -524,7 +524,7 @@ mod bytes {
         let (reads, quads) = (&scratch.reads[..], &scratch.quads[..]);
         // Fixed counts for the common kernels (3x3: 3 quads, 5x5: 10, 7x7: 14), so
         // the tap loop unrolls with its offsets and taps in registers.
-        // SAFETY (each call): the caller's promise, passed on.
+        // SAFETY: each call passes the caller's promise on.
         unsafe {
             if let Some((r, q)) = fixed::<3>(reads, quads) {
                 channel(job, terms, r, q, scratch, dest)
@@ -574,8 +574,8 @@ mod bytes {
         let plane = scratch.bytes.as_ptr();
         let mut acc = [0i32; NR];
         const _: () = assert!(NR == 2 * LANES);
-        // SAFETY (every load below): `prepare` made the plane at least as long as the
-        // last read's end, and each read starts at or before the last one.
+        // SAFETY: every load below is in bounds: `prepare` made the plane at least as
+        // long as the last read's end, and each read starts at or before the last one.
         unsafe {
             let index = _mm512_loadu_si512(index.as_ptr() as *const _);
             let load = |at: usize| {
