@@ -342,3 +342,49 @@ fn depthwise_with_byte_taps() {
     (c.symmetric, c.per_channel, c.bias) = (true, false, false);
     check(&c, 952);
 }
+
+#[test]
+fn rescaled_depthwise_agrees_on_every_isa() {
+    // Dynamic quantization's float epilogue after the depthwise kernels: each level
+    // (bytes where the CPU has byte permutes) against the portable one, bit for bit.
+    use crate::kernels::linalg::qconv::{Geometry, run_rescaled};
+    let bits = |t: Tensor| match t.data {
+        Data::F32(v) => v.into_iter().map(f32::to_bits).collect::<Vec<_>>(),
+        _ => panic!("rescaled results are f32"),
+    };
+    for (k, stride, pad, seed) in [
+        (3, 1, 1, 960),
+        (3, 2, 1, 961),
+        (5, 2, 2, 962),
+        (5, 1, 0, 963),
+    ] {
+        let c = 6;
+        let x = Tensor::new(vec![2, c, 23, 45], data(seed, 2 * c * 23 * 45, false)).unwrap();
+        let w = Tensor::new(vec![c, 1, k, k], data(seed + 1, c * k * k, true)).unwrap();
+        let groups = Value::Int(c as i64);
+        let weights = ConvWeights::new(&w, &Value::Float(1.0), &Value::Int(0), &groups).unwrap();
+        let (strides, pads, dilations) = (
+            Value::IntList(vec![stride; 2]),
+            Value::IntList(vec![pad; 2]),
+            Value::IntList(vec![1, 1]),
+        );
+        let geometry = Geometry {
+            stride: &strides,
+            padding: &pads,
+            dilation: &dilations,
+            pads: &Value::None,
+        };
+        let multipliers: Vec<f32> = (0..c).map(|i| 0.001 * (i + 1) as f32).collect();
+        let bias: Vec<f32> = (0..c).map(|i| i as f32 - 2.5).collect();
+        for b in [None, Some(&bias[..])] {
+            let run = |isa| {
+                let t = run_rescaled(isa, &x, 131, &geometry, &weights, &multipliers, b);
+                bits(t.unwrap().expect("the fast path takes this case"))
+            };
+            let want = run(Isa::Portable);
+            for isa in Isa::all_available() {
+                assert_eq!(run(isa), want, "{isa:?}, seed {seed}");
+            }
+        }
+    }
+}
