@@ -301,9 +301,9 @@ fn few_pixels_and_many_channels_pack_each_block_once() {
 
 #[test]
 fn depthwise_with_byte_taps() {
-    // Taps in a signed byte take the byte kernel where the CPU has it: strides 1 to 3,
-    // dilations, 3x3 and 5x5 (a quad and a lone tap per row), 1-D and 3-D, widths
-    // around one and two chunks, both signednesses.
+    // Taps in a signed byte take the byte kernel where the CPU has it: strides 1 to 4,
+    // dilations, 3x3, 5x5 and 7x7 (two quads per row, the second short), 1-D and 3-D,
+    // widths around one and two chunks, both signednesses.
     let mut seed = 900;
     for (size, k, stride, dilation, pad) in [
         ([13, 11], [3, 3], 1, 1, 1),
@@ -316,6 +316,10 @@ fn depthwise_with_byte_taps() {
         ([9, 7], [5, 5], 1, 3, 6),
         ([12, 21], [1, 7], 1, 1, 3),
         ([16, 64], [3, 3], 4, 4, 1),
+        // Rows in blocks of four, and the rows past the last block.
+        ([23, 45], [5, 5], 1, 1, 2),
+        ([18, 37], [7, 7], 1, 1, 3),
+        ([3, 40], [7, 7], 1, 1, 3),
     ] {
         for (x_signed, w_signed, y_signed) in [(false, true, false), (true, false, true)] {
             let mut c = case(&[2, 5, size[0], size[1]], &[5, 1, k[0], k[1]], 5);
