@@ -95,10 +95,11 @@ pub fn int8_tiles() -> bool {
     })
 }
 
-/// Whether the CPU has AVX-512 VBMI's byte permutes (`vpermi2b`) on top of
-/// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers. Not a level of
-/// its own, since AVX-512 VNNI CPUs without it exist and every level's code runs on
-/// both; only byte table lookups ask.
+/// Whether the CPU has AVX-512 VBMI's byte permutes (`vpermi2b`, `vpermb`) on top of
+/// `Isa::Avx512Vnni`: a 256-entry byte table then fits four registers, and a depthwise
+/// convolution gathers each output's inputs with one permute. Not a level of its own,
+/// since AVX-512 VNNI CPUs without it exist and every level's code runs on both; only
+/// byte table lookups and the depthwise convolution ask.
 pub fn byte_permutes() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
     *HAS.get_or_init(|| {

@@ -4,7 +4,7 @@
 //! signedness, per-channel zero points, with and without bias).
 
 use crate::kernels::isa::Isa;
-use crate::kernels::linalg::qconv::{ConvWeights, run_on};
+use crate::kernels::linalg::qconv::{ConvWeights, run_on, run_without_permutes};
 use crate::kernels::quantized::qlinear::reference_conv;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
@@ -26,6 +26,9 @@ struct Case {
     y_signed: bool,
     per_channel: bool,
     bias: bool,
+    /// Weight zero points of 0 (128 for unsigned weights): the taps fit in a signed
+    /// byte, as in symmetric quantization, which the byte depthwise kernel needs.
+    symmetric: bool,
 }
 
 fn zero_point(seed: u64, signed: bool) -> i64 {
@@ -44,7 +47,11 @@ fn args(case: &Case, seed: u64) -> (Vec<Value>, ResultType) {
         .map(|&b| 0.001 + b as f32 * 1e-4)
         .collect();
     let w_zeros: Vec<i64> = (0..channels as u64)
-        .map(|i| zero_point(seed + 10 + i, case.w_signed))
+        .map(|i| match (case.symmetric, case.w_signed) {
+            (true, true) => 0,
+            (true, false) => 128,
+            (false, _) => zero_point(seed + 10 + i, case.w_signed),
+        })
         .collect();
     let (w_scale, w_zero) = if case.per_channel {
         (
@@ -107,6 +114,10 @@ fn check(case: &Case, seed: u64) {
             .unwrap()
             .expect("the fast path takes this case");
         assert_eq!(got, want, "{isa:?}, seed {seed}");
+        let got = run_without_permutes(isa, &call, &w)
+            .unwrap()
+            .expect("the same");
+        assert_eq!(got, want, "{isa:?} without byte permutes, seed {seed}");
     }
 }
 
@@ -125,6 +136,7 @@ fn case(x_shape: &[usize], w_shape: &[usize], groups: usize) -> Case {
         y_signed: false,
         per_channel: true,
         bias: true,
+        symmetric: false,
     }
 }
 
@@ -284,5 +296,99 @@ fn few_pixels_and_many_channels_pack_each_block_once() {
         c.stride = vec![stride; 2];
         c.padding = vec![pad; 2];
         check(&c, 500 + seed as u64);
+    }
+}
+
+#[test]
+fn depthwise_with_byte_taps() {
+    // Taps in a signed byte take the byte kernel where the CPU has it: strides 1 to 4,
+    // dilations, 3x3, 5x5 and 7x7 (two quads per row, the second short), 1-D and 3-D,
+    // widths around one and two chunks, both signednesses.
+    let mut seed = 900;
+    for (size, k, stride, dilation, pad) in [
+        ([13, 11], [3, 3], 1, 1, 1),
+        ([56, 56], [3, 3], 1, 1, 1),
+        ([57, 33], [3, 3], 2, 1, 1),
+        ([40, 70], [5, 5], 1, 1, 2),
+        ([41, 95], [5, 5], 2, 1, 2),
+        ([20, 31], [3, 3], 2, 2, 2),
+        ([17, 66], [3, 3], 3, 1, 0),
+        ([9, 7], [5, 5], 1, 3, 6),
+        ([12, 21], [1, 7], 1, 1, 3),
+        ([16, 64], [3, 3], 4, 4, 1),
+        // Rows in blocks of four, and the rows past the last block.
+        ([23, 45], [5, 5], 1, 1, 2),
+        ([18, 37], [7, 7], 1, 1, 3),
+        ([3, 40], [7, 7], 1, 1, 3),
+    ] {
+        for (x_signed, w_signed, y_signed) in [(false, true, false), (true, false, true)] {
+            let mut c = case(&[2, 5, size[0], size[1]], &[5, 1, k[0], k[1]], 5);
+            c.stride = vec![stride; 2];
+            c.dilation = vec![dilation; 2];
+            c.padding = vec![pad; 2];
+            (c.x_signed, c.w_signed, c.y_signed) = (x_signed, w_signed, y_signed);
+            c.symmetric = true;
+            seed += 1;
+            check(&c, seed);
+        }
+    }
+    let mut c = case(&[1, 3, 50], &[6, 1, 5], 3);
+    c.symmetric = true;
+    c.pads = Some(vec![2, 1]);
+    check(&c, 950);
+    let mut c = case(&[1, 2, 5, 6, 37], &[2, 1, 3, 3, 3], 2);
+    c.symmetric = true;
+    c.stride = vec![1, 2, 2];
+    c.padding = vec![1, 1, 1];
+    check(&c, 951);
+    // Per-tensor weights, no bias.
+    let mut c = case(&[1, 4, 10, 40], &[4, 1, 3, 3], 4);
+    (c.symmetric, c.per_channel, c.bias) = (true, false, false);
+    check(&c, 952);
+}
+
+#[test]
+fn rescaled_depthwise_agrees_on_every_isa() {
+    // Dynamic quantization's float epilogue after the depthwise kernels: each level
+    // (bytes where the CPU has byte permutes) against the portable one, bit for bit.
+    use crate::kernels::linalg::qconv::{Geometry, run_rescaled};
+    let bits = |t: Tensor| match t.data {
+        Data::F32(v) => v.into_iter().map(f32::to_bits).collect::<Vec<_>>(),
+        _ => panic!("rescaled results are f32"),
+    };
+    for (k, stride, pad, seed) in [
+        (3, 1, 1, 960),
+        (3, 2, 1, 961),
+        (5, 2, 2, 962),
+        (5, 1, 0, 963),
+    ] {
+        let c = 6;
+        let x = Tensor::new(vec![2, c, 23, 45], data(seed, 2 * c * 23 * 45, false)).unwrap();
+        let w = Tensor::new(vec![c, 1, k, k], data(seed + 1, c * k * k, true)).unwrap();
+        let groups = Value::Int(c as i64);
+        let weights = ConvWeights::new(&w, &Value::Float(1.0), &Value::Int(0), &groups).unwrap();
+        let (strides, pads, dilations) = (
+            Value::IntList(vec![stride; 2]),
+            Value::IntList(vec![pad; 2]),
+            Value::IntList(vec![1, 1]),
+        );
+        let geometry = Geometry {
+            stride: &strides,
+            padding: &pads,
+            dilation: &dilations,
+            pads: &Value::None,
+        };
+        let multipliers: Vec<f32> = (0..c).map(|i| 0.001 * (i + 1) as f32).collect();
+        let bias: Vec<f32> = (0..c).map(|i| i as f32 - 2.5).collect();
+        for b in [None, Some(&bias[..])] {
+            let run = |isa| {
+                let t = run_rescaled(isa, &x, 131, &geometry, &weights, &multipliers, b);
+                bits(t.unwrap().expect("the fast path takes this case"))
+            };
+            let want = run(Isa::Portable);
+            for isa in Isa::all_available() {
+                assert_eq!(run(isa), want, "{isa:?}, seed {seed}");
+            }
+        }
     }
 }

@@ -1,6 +1,10 @@
 //! The direct kernel for depthwise convolutions (one input channel per group): each
-//! output channel a weighted sum of its taps over one centred, zero-padded input
-//! plane, in chunks of `NR` outputs, compiled for the instruction set.
+//! output channel a weighted sum of its taps over one zero-padded input plane, in
+//! chunks of `NR` outputs, compiled for the instruction set. With AVX-512 VBMI and
+//! taps that fit in a signed byte, the plane stays in bytes and `vpdpbusd` adds four
+//! taps per lane at once (`bytes`); otherwise the plane is centred to i16, each row
+//! split into its stride's phases, and the taps go two at a time (`vpdpwssd`,
+//! `vpmaddwd`) or one at a time.
 
 use rayon::prelude::*;
 
@@ -9,47 +13,82 @@ use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use super::Job;
 use crate::kernels::isa::Isa;
 
+/// One thread's buffers, reused from channel to channel.
+#[derive(Default)]
+struct Scratch {
+    plane: Vec<i16>,
+    bytes: Vec<u8>,
+    quads: Vec<i32>,
+    reads: Vec<usize>,
+}
+
 impl<E: Epilogue> Job<'_, E> {
     /// One input channel per group: each output channel is a weighted sum of
-    /// `kernel` taps over one zero-padded input plane, centred on the zero points.
+    /// `kernel` taps over one zero-padded input plane.
     pub(super) fn depthwise(&self, taps: &[i32], y: &mut [E::Out]) {
         let (s, w) = (self.s, self.w);
         let pixels = s.pixels();
         let c_out = w.shape[0];
         let per_group = w.per_group;
-        y.par_chunks_mut(pixels)
-            .enumerate()
-            .for_each_init(Vec::new, |plane, (item, dest)| {
+        y.par_chunks_mut(pixels).enumerate().for_each_init(
+            Scratch::default,
+            |scratch, (item, dest)| {
                 let (b, channel) = (item / c_out, item % c_out);
                 let input = b * s.c_in + channel / per_group;
                 let n: usize = s.kernel.iter().product();
                 let terms = &taps[channel * n..(channel + 1) * n];
-                depthwise_channel(self.isa, self, input, channel, terms, plane, dest);
-            });
+                depthwise_channel(self, input, channel, terms, scratch, dest);
+            },
+        );
     }
 }
 
 fn depthwise_channel<E: Epilogue>(
-    isa: Isa,
     job: &Job<E>,
     input: usize,
     channel: usize,
     taps: &[i32],
-    plane: &mut Vec<i16>,
+    scratch: &mut Scratch,
     dest: &mut [E::Out],
 ) {
-    match isa {
+    #[cfg(target_arch = "x86_64")]
+    if job.permutes
+        && let Some(sum) = bytes::prepare(job, taps, scratch)
+    {
+        let terms = RowTerms {
+            // The byte plane is not centred: Σ (x - x_zero)·t = Σ x·t - x_zero·Σ t.
+            offset: job.bias[channel].wrapping_sub((job.x_zero as i32).wrapping_mul(sum)),
+            ..row_terms(job, channel)
+        };
+        // SAFETY: `permutes` says the CPU has the features; `prepare` sized the plane
+        // for every read (`bytes::depthwise`'s contract).
+        unsafe { bytes::depthwise(job, input, terms, scratch, dest) };
+        return;
+    }
+    let plane = &mut scratch.plane;
+    match job.isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the instruction set was detected on this CPU.
-        Isa::Avx512Vnni if isa.available() => unsafe {
+        Isa::Avx512Vnni if job.isa.available() => unsafe {
             depthwise_avx512(job, input, channel, taps, plane, dest)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 if isa.available() => unsafe {
+        Isa::Avx2 if job.isa.available() => unsafe {
             depthwise_avx2(job, input, channel, taps, plane, dest)
         },
         _ => depthwise_body(job, input, channel, taps, plane, dest),
+    }
+}
+
+/// The requantization terms of one output channel, for accumulators of centred inputs.
+fn row_terms<E: Epilogue>(job: &Job<E>, channel: usize) -> RowTerms {
+    RowTerms {
+        offset: job.bias[channel],
+        zero: 0,
+        sum: 0,
+        multiplier: job.multipliers[channel],
+        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
     }
 }
 
@@ -82,7 +121,9 @@ unsafe fn depthwise_avx2<E: Epilogue>(
 
 /// One output channel of a depthwise convolution. The input plane is copied once,
 /// centred and padded with zeros (the zero point, centred), so the tap loops need no
-/// bounds checks and run along contiguous rows when the stride is 1.
+/// bounds checks. Each row is stored as its `stride` phases one after the other
+/// (columns 0, s, 2s, … then 1, s + 1, …), so that the inputs of consecutive outputs
+/// under one tap are contiguous at every stride and every chunk is a run of loads.
 #[inline(always)]
 fn depthwise_body<E: Epilogue>(
     job: &Job<E>,
@@ -97,57 +138,83 @@ fn depthwise_body<E: Epilogue>(
     let [od, oh, ow] = s.output;
     let [kd, kh, kw] = s.kernel;
     let [pd, ph, pw] = job.plane;
+    let sw = s.stride[2];
+    // A phase holds every column of the padded row it could read: `pw` has room for a
+    // chunk past the last output, so each phase has room for a chunk past its last.
+    let phase = pw.div_ceil(sw);
+    let pitch = phase * sw;
     plane.clear();
-    plane.resize(pd * ph * pw, 0);
+    plane.resize(pd * ph * pitch, 0);
     let x = &job.x[input * id * ih * iw..][..id * ih * iw];
     let zero = job.x_zero as i16;
     for z in 0..id {
         for yy in 0..ih {
             let src = &x[(z * ih + yy) * iw..][..iw];
-            let row = ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
-            for (d, &v) in plane[row..row + iw].iter_mut().zip(src) {
-                *d = v as i16 - zero;
+            let row = ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pitch;
+            if sw == 1 {
+                let start = row + s.pad_before[2];
+                for (d, &v) in plane[start..start + iw].iter_mut().zip(src) {
+                    *d = v as i16 - zero;
+                }
+            } else if sw == 2 {
+                // Pairs of inputs to the two phases, a loop that vectorizes.
+                let pad = s.pad_before[2];
+                let (even, odd) = plane[row..row + pitch].split_at_mut(phase);
+                // Input 2j sits in the phase of `pad`'s parity, 2j + 1 in the other.
+                let (a, b) = if pad.is_multiple_of(2) {
+                    (even, odd)
+                } else {
+                    (odd, even)
+                };
+                let (a, b) = (&mut a[pad / 2..], &mut b[pad.div_ceil(2)..]);
+                let (pairs, rest) = src.as_chunks::<2>();
+                for ((p, x), y) in pairs.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                    *x = p[0] as i16 - zero;
+                    *y = p[1] as i16 - zero;
+                }
+                if let (Some(&v), Some(d)) = (rest.first(), a.get_mut(pairs.len())) {
+                    *d = v as i16 - zero;
+                }
+            } else {
+                // Phase by phase, so no element needs a division.
+                let pad = s.pad_before[2];
+                let row = &mut plane[row..row + pitch];
+                for (p, dst) in row.chunks_exact_mut(phase).enumerate() {
+                    // The phase's first column at or past the padding, and its input.
+                    let first = pad + (p + sw - pad % sw) % sw;
+                    let src = src.get(first - pad..).unwrap_or(&[]);
+                    let dst = dst.get_mut(first / sw..).unwrap_or(&mut []);
+                    for (d, &v) in dst.iter_mut().zip(src.iter().step_by(sw)) {
+                        *d = v as i16 - zero;
+                    }
+                }
             }
         }
     }
-    let terms = RowTerms {
-        offset: job.bias[channel],
-        zero: 0,
-        sum: 0,
-        multiplier: job.multipliers[channel],
-        bias: job.float_bias.get(channel).copied().unwrap_or(0.0),
-    };
-    let sw = s.stride[2];
-    // Each tap's offset from the chunk's first input position.
+    let terms = row_terms(job, channel);
+    // Each tap's offset from the chunk's first input position: its row, its column's
+    // phase, and its place in the phase.
     let mut offsets = Vec::with_capacity(taps.len());
     for a in 0..kd {
         for b in 0..kh {
             for c in 0..kw {
-                offsets.push((a * s.dilation[0] * ph + b * s.dilation[1]) * pw + c * s.dilation[2]);
+                let col = c * s.dilation[2];
+                let row = (a * s.dilation[0] * ph + b * s.dilation[1]) * pitch;
+                offsets.push(row + col % sw * phase + col / sw);
             }
         }
     }
-    let mut strided = [0i16; NR];
-    let vnni = job.isa == Isa::Avx512Vnni && job.isa.available();
+    let products = Products::of(job.isa);
+    let last = offsets.iter().copied().max().unwrap_or(0);
     // A row wider than a chunk ends with a chunk that overlaps the one before it, so
     // every chunk is whole (its values written twice are the same values).
     let last_start = ow.saturating_sub(NR);
     for z in 0..od {
         for yy in 0..oh {
             for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
-                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pw + x0 * sw;
+                let base = (z * s.stride[0] * ph + yy * s.stride[1]) * pitch + x0;
                 let mut acc = [0i32; NR];
-                if sw == 1 {
-                    chunk(vnni, plane, base, &offsets, taps, &mut acc);
-                } else {
-                    for (&off, &tap) in offsets.iter().zip(taps) {
-                        let src = plane[base + off..].iter().step_by(sw);
-                        for (d, v) in strided.iter_mut().zip(src) {
-                            *d = *v;
-                        }
-                        add_products(&mut acc, &strided, tap);
-                    }
-                }
+                chunk(products, plane, base, (&offsets, last), taps, &mut acc);
                 let at = (z * oh + yy) * ow + x0;
                 let out = &mut dest[at..at + NR.min(ow - x0)];
                 job.out.row(&acc, terms, ColTerms::default(), out);
@@ -156,25 +223,52 @@ fn depthwise_body<E: Epilogue>(
     }
 }
 
-/// Σ over taps of `plane[base + offset..][..NR] · tap`, for stride 1: the depthwise
-/// inner loop, with the accumulators held in registers on AVX-512 (`vnni`: the CPU has
-/// AVX-512 VNNI, checked once per channel rather than per chunk).
+/// How `chunk` multiplies: `vpdpwssd` (the CPU has AVX-512 VNNI), `vpmaddwd` (AVX2),
+/// or in plain Rust; decided once per channel rather than per chunk.
+#[derive(Clone, Copy, PartialEq)]
+enum Products {
+    Vnni,
+    Avx2,
+    Plain,
+}
+
+impl Products {
+    fn of(isa: Isa) -> Products {
+        match isa {
+            Isa::Avx512Vnni if isa.available() => Products::Vnni,
+            Isa::Avx2 if isa.available() => Products::Avx2,
+            _ => Products::Plain,
+        }
+    }
+}
+
+/// Σ over taps of `plane[base + offset..][..NR] · tap`: the depthwise inner loop, with
+/// the accumulators held in registers on AVX-512 and AVX2. `last` is the largest
+/// offset.
 #[inline(always)]
 fn chunk(
-    vnni: bool,
+    products: Products,
     plane: &[i16],
     base: usize,
-    offsets: &[usize],
+    (offsets, last): (&[usize], usize),
     taps: &[i32],
     acc: &mut [i32; NR],
 ) {
-    let last = offsets.iter().max().map_or(0, |&o| base + o + NR);
-    assert!(last <= plane.len(), "depthwise chunk out of the plane");
-    match vnni {
+    assert!(
+        base + last + NR <= plane.len(),
+        "depthwise chunk out of the plane"
+    );
+    match products {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `vnni` says the CPU has the features; the assert bounds every read.
-        true if taps.len() == offsets.len() => unsafe {
+        // SAFETY: `Products::of` checked the CPU has the features; the assert bounds
+        // every read (`last` is the largest offset).
+        Products::Vnni if taps.len() == offsets.len() => unsafe {
             chunk_vnni(plane, base, offsets, taps, acc)
+        },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Products::Avx2 if taps.len() == offsets.len() => unsafe {
+            chunk_avx2(plane, base, offsets, taps, acc)
         },
         _ => {
             *acc = [0; NR];
@@ -183,6 +277,71 @@ fn chunk(
                     add_products(acc, src, tap);
                 }
             }
+        }
+    }
+}
+
+/// `vpdpwssd`'s pairing of two taps, for a pair of i16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn pair(a: i32, b: i32) -> i32 {
+    ((a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)) as i32
+}
+
+/// # Safety
+/// avx2 is available; `plane[base + o..][..NR]` is in bounds for every offset `o`.
+///
+/// As `chunk_vnni`, with `vpmaddwd` and an add: two taps at a time, their inputs
+/// interleaved into pairs, four vectors of eight sums (exact: each pair's sum is
+/// within ±2·255²). The unpacks pair within 128-bit lanes, so each `lo` holds pixels
+/// 0–3 and 8–11 of its sixteen and `hi` pixels 4–7 and 12–15; lane swaps restore the
+/// order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn chunk_avx2(
+    plane: &[i16],
+    base: usize,
+    offsets: &[usize],
+    taps: &[i32],
+    acc: &mut [i32; NR],
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    let zero = _mm256_setzero_si256();
+    let mut sums = [zero; 4];
+    let load = |off: usize, half: usize| {
+        // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
+        unsafe { _mm256_loadu_si256(plane.as_ptr().add(base + off + 16 * half) as *const _) }
+    };
+    let mut add = |a: [__m256i; 2], b: [__m256i; 2], w: __m256i| {
+        for h in 0..2 {
+            let lo = _mm256_madd_epi16(_mm256_unpacklo_epi16(a[h], b[h]), w);
+            let hi = _mm256_madd_epi16(_mm256_unpackhi_epi16(a[h], b[h]), w);
+            sums[2 * h] = _mm256_add_epi32(sums[2 * h], lo);
+            sums[2 * h + 1] = _mm256_add_epi32(sums[2 * h + 1], hi);
+        }
+    };
+    let (pairs, last) = offsets.as_chunks::<2>();
+    let (tap_pairs, _) = taps.as_chunks::<2>();
+    for (o, t) in pairs.iter().zip(tap_pairs) {
+        let w = _mm256_set1_epi32(pair(t[0], t[1]));
+        add(
+            [load(o[0], 0), load(o[0], 1)],
+            [load(o[1], 0), load(o[1], 1)],
+            w,
+        );
+    }
+    if let (Some(&o), Some(&t)) = (last.first(), taps.get(pairs.len() * 2)) {
+        let w = _mm256_set1_epi32(pair(t, 0));
+        add([load(o, 0), load(o, 1)], [zero; 2], w);
+    }
+    // SAFETY: `acc` holds 32 i32s, four 32-byte stores.
+    unsafe {
+        let out = acc.as_mut_ptr() as *mut __m256i;
+        for h in 0..2 {
+            let (lo, hi) = (sums[2 * h], sums[2 * h + 1]);
+            _mm256_storeu_si256(out.add(2 * h), _mm256_permute2x128_si256(lo, hi, 0x20));
+            _mm256_storeu_si256(out.add(2 * h + 1), _mm256_permute2x128_si256(lo, hi, 0x31));
         }
     }
 }
@@ -213,8 +372,6 @@ unsafe fn chunk_vnni(
         // SAFETY: 32 i16s from base + off are in bounds (the caller's promise).
         unsafe { _mm512_loadu_si512(plane.as_ptr().add(base + off) as *const _) }
     };
-    let pair =
-        |a: i32, b: i32| ((a as i16 as u16 as u32) | ((b as i16 as u16 as u32) << 16)) as i32;
     let (pairs, last) = offsets.as_chunks::<2>();
     let (tap_pairs, _) = taps.as_chunks::<2>();
     for (o, t) in pairs.iter().zip(tap_pairs) {
@@ -243,5 +400,300 @@ unsafe fn chunk_vnni(
 fn add_products(acc: &mut [i32; NR], src: &[i16; NR], tap: i32) {
     for j in 0..NR {
         acc[j] = acc[j].wrapping_add(src[j] as i32 * tap);
+    }
+}
+
+/// The byte kernel: the plane keeps the input's bytes, padded with the zero point, and
+/// each output lane gathers the four inputs of four consecutive taps of a kernel row
+/// with one byte permute (`vpermb`), so `vpdpbusd` multiplies them by the four taps,
+/// as signed bytes, and adds them in one step. Exact: every product and the sum of
+/// four fit in i32. The same permute serves every stride and dilation whose sixteen
+/// lanes' taps lie within one 64-byte load, so strided convolutions read whole rows.
+#[cfg(target_arch = "x86_64")]
+mod bytes {
+    use std::arch::x86_64::*;
+
+    use super::super::Job;
+    use super::{ColTerms, Epilogue, NR, RowTerms, Scratch};
+
+    /// Taps per quad, and output lanes per vector.
+    const QUAD: usize = 4;
+    const LANES: usize = 16;
+    /// The bytes one load brings to the permute.
+    const LOAD: usize = 64;
+
+    /// Fills `scratch` for `depthwise` (the taps as byte quads, each quad's offset in
+    /// the plane, the plane's padding) and returns Σ taps; `None` when a tap does not fit
+    /// in a signed byte or the lanes' inputs span more than one load.
+    pub(super) fn prepare<E: Epilogue>(
+        job: &Job<E>,
+        taps: &[i32],
+        scratch: &mut Scratch,
+    ) -> Option<i32> {
+        let s = job.s;
+        let [kd, kh, kw] = s.kernel;
+        let [_, ph, pw] = job.plane;
+        let [sd, sh, sw] = s.stride;
+        let [dd, dh, dw] = s.dilation;
+        let span = (LANES - 1)
+            .checked_mul(sw)?
+            .checked_add((QUAD - 1).min(kw - 1).checked_mul(dw)?)?;
+        if span >= LOAD || taps.len() != kd * kh * kw {
+            return None;
+        }
+        let mut sum = 0i32;
+        let (quads, reads) = (&mut scratch.quads, &mut scratch.reads);
+        quads.clear();
+        reads.clear();
+        for (r, row) in taps.chunks_exact(kw).enumerate() {
+            let (a, b) = (r / kh, r % kh);
+            for (q, quad) in row.chunks(QUAD).enumerate() {
+                let mut bytes = [0u8; QUAD];
+                for (d, &t) in bytes.iter_mut().zip(quad) {
+                    *d = i8::try_from(t).ok()? as u8;
+                    sum = sum.wrapping_add(t);
+                }
+                quads.push(i32::from_le_bytes(bytes));
+                reads.push((a * dd * ph + b * dh) * pw + q * QUAD * dw);
+            }
+        }
+        // The last read: every term of a read's offset grows with the output's
+        // position and the quad's offset, so the last of each bounds them all.
+        let [od, oh, ow] = s.output;
+        let last_row = ((od - 1) * sd * ph + (oh - 1) * sh) * pw;
+        let last_x = (ow.saturating_sub(NR) + LANES) * sw;
+        let end = last_row + last_x + reads.iter().max()? + LOAD;
+        // The padding is the same for every channel of the call, so a plane already
+        // of this size (this scratch's last channel's) keeps it and only the input's
+        // rows are copied anew.
+        let len = end.max(job.plane.iter().product());
+        let plane = &mut scratch.bytes;
+        if plane.len() != len {
+            plane.clear();
+            plane.resize(len, job.x_zero);
+        }
+        Some(sum)
+    }
+
+    /// Copies the input channel into the plane's interior, a row at a time in masked
+    /// 64-byte moves (a libc call per short row costs more than the copy).
+    ///
+    /// # Safety
+    /// avx512f and avx512bw are available.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn fill<E: Epilogue>(job: &Job<E>, input: usize, plane: &mut [u8]) {
+        let s = job.s;
+        let [id, ih, iw] = s.input;
+        let [_, ph, pw] = job.plane;
+        let x = &job.x[input * id * ih * iw..][..id * ih * iw];
+        for z in 0..id {
+            for yy in 0..ih {
+                let src = &x[(z * ih + yy) * iw..][..iw];
+                let row =
+                    ((z + s.pad_before[0]) * ph + yy + s.pad_before[1]) * pw + s.pad_before[2];
+                let dst = &mut plane[row..row + iw];
+                for (d, s) in dst.chunks_mut(LOAD).zip(src.chunks(LOAD)) {
+                    let mask = u64::MAX >> (LOAD - d.len().min(s.len()));
+                    // SAFETY: the mask covers the first `min(d.len(), s.len())` bytes,
+                    // in bounds of both (masked-off lanes neither read, write nor fault).
+                    unsafe {
+                        let v = _mm512_maskz_loadu_epi8(mask, s.as_ptr() as *const i8);
+                        _mm512_mask_storeu_epi8(d.as_mut_ptr() as *mut i8, mask, v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One output channel, from the plane `prepare` padded and sized.
+    ///
+    /// # Safety
+    /// avx512f, avx512bw, avx512vnni and avx512vbmi are available, and `prepare`
+    /// returned `Some` for this job and channel with this `scratch`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")]
+    pub(super) unsafe fn depthwise<E: Epilogue>(
+        job: &Job<E>,
+        input: usize,
+        terms: RowTerms,
+        scratch: &mut Scratch,
+        dest: &mut [E::Out],
+    ) {
+        // SAFETY: the caller's promise.
+        unsafe { fill(job, input, &mut scratch.bytes) };
+        let scratch = &*scratch;
+        let (reads, quads) = (&scratch.reads[..], &scratch.quads[..]);
+        let s = job.s;
+        // Undilated stride-1 rows of a 5x5 or 7x7 kernel go several at a time, the
+        // rest (and every other geometry) one at a time. (3x3 rows measured no faster
+        // in blocks: their two permutes per row cost less than the requantization.)
+        let blocks = s.output[0] == 1 && s.kernel[0] == 1 && s.stride[1] == 1;
+        let done = match (blocks && s.dilation[1] == 1, s.kernel[1], s.kernel[2]) {
+            // SAFETY: the caller's promise, and the geometry `block` needs (matched).
+            (true, 5, 5) => unsafe { block::<E, 5, 2>(job, terms, quads, scratch, dest) },
+            // SAFETY: as above.
+            (true, 7, 7) => unsafe { block::<E, 7, 2>(job, terms, quads, scratch, dest) },
+            _ => 0,
+        };
+        // Fixed counts for the common kernels (3x3: 3 quads, 5x5: 10, 7x7: 14), so
+        // the tap loop unrolls with its offsets and taps in registers.
+        // SAFETY: each call passes the caller's promise on.
+        unsafe {
+            if let Some((r, q)) = fixed::<3>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest, done)
+            } else if let Some((r, q)) = fixed::<10>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest, done)
+            } else if let Some((r, q)) = fixed::<14>(reads, quads) {
+                channel(job, terms, r, q, scratch, dest, done)
+            } else {
+                channel(job, terms, reads, quads, scratch, dest, done)
+            }
+        }
+    }
+
+    /// Lane k's byte i: the input under tap i of its quad (past the row's taps, whose
+    /// weight is zero, any byte of the load will do).
+    fn index<E: Epilogue>(job: &Job<E>) -> [u8; LOAD] {
+        let (sw, kw, dw) = (job.s.stride[2], job.s.kernel[2], job.s.dilation[2]);
+        let mut index = [0u8; LOAD];
+        for (j, v) in index.iter_mut().enumerate() {
+            let (k, i) = (j / QUAD, j % QUAD);
+            *v = (k * sw + i.min(kw - 1) * dw) as u8;
+        }
+        index
+    }
+
+    /// Output rows `ROWS` at a time, for a 2-D kernel of `KH` rows of `NQ` quads at
+    /// vertical stride and dilation 1: each input row's permuted quads are loaded
+    /// once for the `KH` output rows that read them, rather than once per output row.
+    /// Returns how many rows it did (a multiple of `ROWS`; `channel` does the rest).
+    ///
+    /// # Safety
+    /// As `depthwise`; the output has one plane (`od` 1) and the kernel `KH` rows
+    /// (`kh`), each of `NQ` quads, all of stride and dilation 1 (`kd`, `sh`, `dh`).
+    #[inline(always)]
+    unsafe fn block<E: Epilogue, const KH: usize, const NQ: usize>(
+        job: &Job<E>,
+        terms: RowTerms,
+        quads: &[i32],
+        scratch: &Scratch,
+        dest: &mut [E::Out],
+    ) -> usize {
+        const ROWS: usize = 4;
+        let s = job.s;
+        let [_, oh, ow] = s.output;
+        let pw = job.plane[2];
+        let (sw, dw) = (s.stride[2], s.dilation[2]);
+        if quads.len() != KH * NQ || s.kernel[2].div_ceil(QUAD) != NQ {
+            return 0;
+        }
+        let index = index(job);
+        let plane = scratch.bytes.as_ptr();
+        let mut acc = [0i32; NR];
+        let blocks = oh / ROWS * ROWS;
+        // SAFETY: every load below is in bounds: output rows y0..y0 + ROWS read input
+        // rows y0..y0 + ROWS + KH - 1, of which the last block's last is the last
+        // output row's last (`prepare`'s bound), at the same columns as `channel`.
+        unsafe {
+            let index = _mm512_loadu_si512(index.as_ptr() as *const _);
+            let load = |at: usize| {
+                _mm512_permutexvar_epi8(index, _mm512_loadu_si512(plane.add(at) as *const _))
+            };
+            let mut taps = [[_mm512_setzero_si512(); NQ]; KH];
+            for (row, quads) in taps.iter_mut().zip(quads.chunks_exact(NQ)) {
+                for (t, &q) in row.iter_mut().zip(quads) {
+                    *t = _mm512_set1_epi32(q);
+                }
+            }
+            let last_start = ow.saturating_sub(NR);
+            for y0 in (0..blocks).step_by(ROWS) {
+                for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
+                    let at = y0 * pw + x0 * sw;
+                    let mut sums = [[_mm512_setzero_si512(); 2]; ROWS];
+                    for i in 0..ROWS + KH - 1 {
+                        for q in 0..NQ {
+                            let p = at + i * pw + q * QUAD * dw;
+                            let (lo, hi) = (load(p), load(p + LANES * sw));
+                            // Input row i is kernel row i - m of output row m.
+                            for (m, sum) in sums.iter_mut().enumerate() {
+                                if let Some(t) = i.checked_sub(m).and_then(|b| taps.get(b)) {
+                                    sum[0] = _mm512_dpbusd_epi32(sum[0], lo, t[q]);
+                                    sum[1] = _mm512_dpbusd_epi32(sum[1], hi, t[q]);
+                                }
+                            }
+                        }
+                    }
+                    for (m, sum) in sums.iter().enumerate() {
+                        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, sum[0]);
+                        _mm512_storeu_si512(acc.as_mut_ptr().add(LANES) as *mut _, sum[1]);
+                        let at = (y0 + m) * ow + x0;
+                        let out = &mut dest[at..at + NR.min(ow - x0)];
+                        job.out.row(&acc, terms, ColTerms::default(), out);
+                    }
+                }
+            }
+        }
+        blocks
+    }
+
+    /// `reads` and `quads` as arrays when there are `N` of each.
+    fn fixed<'a, const N: usize>(
+        reads: &'a [usize],
+        quads: &'a [i32],
+    ) -> Option<(&'a [usize; N], &'a [i32; N])> {
+        (reads.len() == N).then_some(())?;
+        Some((reads.first_chunk()?, quads.first_chunk()?))
+    }
+
+    /// Output rows from `first` on (in every plane), one at a time.
+    ///
+    /// # Safety
+    /// As `depthwise`; `reads` and `quads` are `scratch`'s.
+    #[inline(always)]
+    unsafe fn channel<E: Epilogue>(
+        job: &Job<E>,
+        terms: RowTerms,
+        reads: &[usize],
+        quads: &[i32],
+        scratch: &Scratch,
+        dest: &mut [E::Out],
+        first: usize,
+    ) {
+        let s = job.s;
+        let [od, oh, ow] = s.output;
+        let [_, ph, pw] = job.plane;
+        let [sd, sh, sw] = s.stride;
+        let index = index(job);
+        let plane = scratch.bytes.as_ptr();
+        let mut acc = [0i32; NR];
+        const _: () = assert!(NR == 2 * LANES);
+        // SAFETY: every load below is in bounds: `prepare` made the plane at least as
+        // long as the last read's end, and each read starts at or before the last one.
+        unsafe {
+            let index = _mm512_loadu_si512(index.as_ptr() as *const _);
+            let load = |at: usize| {
+                _mm512_permutexvar_epi8(index, _mm512_loadu_si512(plane.add(at) as *const _))
+            };
+            let last_start = ow.saturating_sub(NR);
+            for z in 0..od {
+                for yy in first..oh {
+                    let base = (z * sd * ph + yy * sh) * pw;
+                    for x0 in (0..ow).step_by(NR).map(|x| x.min(last_start)) {
+                        let mut lo = _mm512_setzero_si512();
+                        let mut hi = _mm512_setzero_si512();
+                        let at = base + x0 * sw;
+                        for (&read, &t) in reads.iter().zip(quads) {
+                            let t = _mm512_set1_epi32(t);
+                            lo = _mm512_dpbusd_epi32(lo, load(at + read), t);
+                            hi = _mm512_dpbusd_epi32(hi, load(at + read + LANES * sw), t);
+                        }
+                        _mm512_storeu_si512(acc.as_mut_ptr() as *mut _, lo);
+                        _mm512_storeu_si512(acc.as_mut_ptr().add(LANES) as *mut _, hi);
+                        let at = (z * oh + yy) * ow + x0;
+                        let out = &mut dest[at..at + NR.min(ow - x0)];
+                        job.out.row(&acc, terms, ColTerms::default(), out);
+                    }
+                }
+            }
+        }
     }
 }

@@ -37,6 +37,26 @@ pub fn run(c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
 }
 
 pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
+    run_with(isa, permutes(isa), c, w)
+}
+
+/// `run_on` without the byte-permute depthwise kernel, so that tests reach the
+/// AVX-512 one a CPU without VBMI runs.
+#[cfg(test)]
+pub(crate) fn run_without_permutes(
+    isa: Isa,
+    c: &Call,
+    w: &ConvWeights,
+) -> Result<Option<Vec<Value>>> {
+    run_with(isa, false, c, w)
+}
+
+/// Whether the depthwise kernel may use byte permutes at this level.
+fn permutes(isa: Isa) -> bool {
+    isa == Isa::Avx512Vnni && isa.available() && crate::kernels::isa::byte_permutes()
+}
+
+fn run_with(isa: Isa, permutes: bool, c: &Call, w: &ConvWeights) -> Result<Option<Vec<Value>>> {
     let x = c.arg(0)?.as_tensor()?;
     let Ok(xp) = Params::read(c.arg(1)?, c.arg(2)?) else {
         return Ok(None);
@@ -76,6 +96,7 @@ pub(crate) fn run_on(isa: Isa, c: &Call, w: &ConvWeights) -> Result<Option<Vec<V
         float_bias: &[],
         out: terms.out,
         isa,
+        permutes,
         padded: None,
         plane: [0; 3],
     };
@@ -124,6 +145,7 @@ pub fn run_rescaled(
             bias: bias.is_some(),
         },
         isa,
+        permutes: permutes(isa),
         padded: None,
         plane: [0; 3],
     };
@@ -170,6 +192,9 @@ struct Job<'a, E: Epilogue = Output> {
     float_bias: &'a [f32],
     out: E,
     isa: Isa,
+    /// Depthwise only: the CPU has AVX-512 VBMI's byte permutes and the kernel may use
+    /// them (tests turn them off to reach the AVX-512 kernel without them).
+    permutes: bool,
     /// For stride-1 2-D (and 1-D) convolutions: the input padded with its zero point.
     padded: Option<Padded<'a>>,
     /// Depthwise only: `Shape::depthwise_plane`.
