@@ -323,13 +323,20 @@ fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, 
 fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd: bool) -> Vec<Q> {
     let mut out = vec![Q::default(); x.len()];
     let (lo, hi) = (lo as i32, hi as i32);
+    let wide = simd && simd::wide();
     for_runs(&mut out, params, |at, y, scale, zero_point| {
         // The caller checked every zero point against `lo..=hi`.
         let (x, zero_point) = (&x[at..at + y.len()], zero_point as i32);
         #[cfg(target_arch = "x86_64")]
         if simd {
-            // SAFETY: `simd` says the CPU has AVX2.
-            unsafe { simd::quantize(x, y, scale, zero_point, lo, hi) };
+            // SAFETY: `simd` says the CPU has AVX2, `wide` that it has AVX-512.
+            unsafe {
+                if wide {
+                    simd::quantize_avx512(x, y, scale, zero_point, lo, hi)
+                } else {
+                    simd::quantize(x, y, scale, zero_point, lo, hi)
+                }
+            };
             return;
         }
         let _ = simd;
@@ -429,22 +436,60 @@ mod simd {
         lo: i32,
         hi: i32,
     ) {
+        blocks(x, y, scale, zero_point, lo, hi, |xb, y, r, q_lo, q_hi| {
+            // SAFETY: AVX2 is enabled here; `blocks` passes LANES bytes and bounds in
+            // the type's range.
+            unsafe { quotient::quantize_avx2(xb, y, scale, r, q_lo, q_hi, zero_point, Q::SIGNED) }
+        })
+    }
+
+    /// `quantize` with AVX-512 blocks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2")]
+    pub unsafe fn quantize_avx512<Q: Narrow>(
+        x: &[f32],
+        y: &mut [Q],
+        scale: f32,
+        zero_point: i32,
+        lo: i32,
+        hi: i32,
+    ) {
+        blocks(x, y, scale, zero_point, lo, hi, |xb, y, r, q_lo, q_hi| {
+            // SAFETY: AVX-512 F is enabled here; as above.
+            unsafe { quotient::quantize_avx512(xb, y, scale, r, q_lo, q_hi, zero_point) }
+        })
+    }
+
+    /// Each whole block of `x` through `one(block, its output bytes, reciprocal, q_lo,
+    /// q_hi)`, the rest through `quantize_run`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn blocks<Q: Narrow>(
+        x: &[f32],
+        y: &mut [Q],
+        scale: f32,
+        zero_point: i32,
+        lo: i32,
+        hi: i32,
+        one: impl Fn(&[f32; quotient::LANES], *mut u8, f32, f32, f32),
+    ) {
         const { assert!(std::mem::size_of::<Q>() == 1) };
         let Some(r) = quotient::reciprocal(scale) else {
             return quantize_run(x, y, scale, zero_point, lo, hi);
         };
+        // The caller checked the zero point against `lo..=hi`.
         let (q_lo, q_hi) = ((lo - zero_point) as f32, (hi - zero_point) as f32);
         let (blocks, x_rest) = x.as_chunks::<{ quotient::LANES }>();
         let (y_blocks, y_rest) = y.as_chunks_mut::<{ quotient::LANES }>();
         for (xb, yb) in blocks.iter().zip(y_blocks) {
-            // SAFETY: AVX2 is enabled here; `yb` is LANES one-byte elements; the
-            // caller checked the zero point against `lo..=hi`.
-            unsafe {
-                let y = yb.as_mut_ptr() as *mut u8;
-                quotient::quantize_avx2(xb, y, scale, r, q_lo, q_hi, zero_point, Q::SIGNED);
-            }
+            one(xb, yb.as_mut_ptr() as *mut u8, r, q_lo, q_hi);
         }
         quantize_run(x_rest, y_rest, scale, zero_point, lo, hi)
+    }
+
+    /// Whether the CPU has AVX-512 for `quantize_avx512`.
+    pub fn wide() -> bool {
+        Isa::best().includes(Isa::Avx512Vnni)
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -121,6 +121,48 @@ pub(super) unsafe fn quantize_avx2(
     }
 }
 
+/// `quantize_avx2` in one AVX-512 register: the same operations (a mask instead of a
+/// movemask, and `vpmovdb`, which keeps each lane's low byte, exact on values already
+/// clamped to the 8-bit range), so the same bytes.
+///
+/// # Safety
+/// The CPU has AVX-512 F; `y` is valid for `LANES` bytes; `q_lo..=q_hi` plus
+/// `zero_point` lies in the 8-bit type's range.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn quantize_avx512(
+    x: &[f32; LANES],
+    y: *mut u8,
+    scale: f32,
+    r: f32,
+    q_lo: f32,
+    q_hi: f32,
+    zero_point: i32,
+) {
+    use std::arch::x86_64::*;
+    const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    // SAFETY: the caller's promises.
+    unsafe {
+        let v = _mm512_loadu_ps(x.as_ptr());
+        let t = _mm512_mul_ps(v, _mm512_set1_ps(r));
+        let mut q = _mm512_roundscale_ps::<NEAREST>(t);
+        let from_half = _mm512_abs_ps(_mm512_sub_ps(
+            _mm512_abs_ps(_mm512_sub_ps(t, q)),
+            _mm512_set1_ps(0.5),
+        ));
+        let bound = _mm512_mul_ps(_mm512_abs_ps(t), _mm512_set1_ps(MARGIN));
+        // An ordered comparison: false for NaN lanes.
+        if _mm512_cmp_ps_mask::<_CMP_LE_OQ>(from_half, bound) != 0 {
+            q = _mm512_roundscale_ps::<NEAREST>(_mm512_div_ps(v, _mm512_set1_ps(scale)));
+        }
+        // `vmaxps` returns its second operand when the first is NaN: `q_lo`.
+        let clamped = _mm512_min_ps(_mm512_max_ps(q, _mm512_set1_ps(q_lo)), _mm512_set1_ps(q_hi));
+        let int = _mm512_add_epi32(_mm512_cvttps_epi32(clamped), _mm512_set1_epi32(zero_point));
+        _mm_storeu_si128(y as *mut __m128i, _mm512_cvtepi32_epi8(int));
+    }
+}
+
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
@@ -216,6 +258,15 @@ mod tests {
                         unsafe {
                             let y = got.as_mut_ptr();
                             quantize_avx2(block, y, scale, r, q_lo, q_hi, zero_point, signed);
+                        }
+                        if std::is_x86_feature_detected!("avx512f") {
+                            let mut wide = [0u8; LANES];
+                            // SAFETY: AVX-512 F checked; 16 bytes; the zero point in range.
+                            unsafe {
+                                let y = wide.as_mut_ptr();
+                                quantize_avx512(block, y, scale, r, q_lo, q_hi, zero_point);
+                            }
+                            assert_eq!(wide, got, "AVX-512 against AVX2 for {block:?} / {scale:e}");
                         }
                         for (&g, &v) in got.iter().zip(block) {
                             let q = (v / scale).round_ties_even().max(q_lo).min(q_hi);
