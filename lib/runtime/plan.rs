@@ -442,3 +442,40 @@ pub(super) fn finish(
     constants.sort_by_key(|(s, _)| *s);
     (constants, steps)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(args: Vec<usize>, result: usize) -> Step {
+        fn nothing(_: &Call) -> Result<Vec<Value>> {
+            Ok(vec![Value::None])
+        }
+        Step {
+            op: "test.op".to_string(),
+            node: None,
+            label: "test.op".to_string(),
+            kernel: StepKernel::Plain(nothing),
+            args,
+            results: vec![result],
+            result_types: vec![ResultType::None],
+            release: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_an_operands_last_read_moves_it() {
+        // 2 = f(0, 1); 3 = g(2, 2, 0); output 3. Slot 0 is read again by g, so f clones
+        // it; g reads 2 twice: the second read moves it; output slots never move.
+        let (_, steps) = finish(
+            HashMap::new(),
+            vec![step(vec![0, 1], 2), step(vec![2, 2, 0], 3)],
+            &[3],
+        );
+        assert_eq!(steps[0].moves, [false, true]);
+        assert_eq!(steps[1].moves, [false, true, true]);
+        let (_, steps) = finish(HashMap::new(), vec![step(vec![0], 1)], &[0, 1]);
+        assert_eq!(steps[0].moves, [false]);
+    }
+}

@@ -232,7 +232,7 @@ fn run(c: &Call, as_uint8: bool) -> Result<Vec<Value>> {
     let out = match &x.data {
         Data::U8(v) => k.softmax(v, size, inner),
         Data::I8(v) => k.softmax(v, size, inner),
-        _ => unreachable!("checked above"),
+        other => bail!("x must hold 8-bit integers, but holds {}", other.dtype()),
     };
     let data = if signed {
         Data::I8(out.into_iter().map(|b| b as i8).collect())
