@@ -27,17 +27,24 @@ impl Isa {
         *BEST.get_or_init(|| {
             [Isa::Avx512Vnni, Isa::Avx2]
                 .into_iter()
-                .find(|isa| isa.available())
+                .find(|isa| isa.detect())
                 .unwrap_or(Isa::Portable)
         })
     }
 
     /// Whether this CPU has every feature of this level (and of the levels below).
+    /// Kernels ask per tile and per row, so this is one load of the level decided once.
+    #[inline]
     pub fn available(self) -> bool {
+        self <= Isa::best()
+    }
+
+    /// Asks the CPU whether it has every feature of this level.
+    fn detect(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512Vnni => {
-                Isa::Avx2.available()
+                Isa::Avx2.detect()
                     && is_x86_feature_detected!("avx512f")
                     && is_x86_feature_detected!("avx512bw")
                     && is_x86_feature_detected!("avx512vl")
