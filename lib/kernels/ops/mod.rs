@@ -16,6 +16,7 @@ pub mod group_norm;
 pub mod layer_norm;
 pub mod logsumexp;
 pub mod math;
+mod max_pool_bytes;
 pub mod nms;
 pub mod nonzero;
 pub mod norm;

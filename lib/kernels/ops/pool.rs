@@ -14,6 +14,8 @@ use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, Kernel, args};
 
+use super::max_pool_bytes;
+
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
         "aten.max_pool1d" => |c| max_pool(c, 1),
@@ -307,9 +309,38 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
         lead,
         input,
     };
+    let bytes = |v: &[u8], flip: u8| -> Result<Vec<u8>> {
+        let [kernel, stride, padding, dilation] = sliding.axis(1).map(|v| v as usize);
+        let cols = max_pool_bytes::Columns {
+            kernel,
+            stride,
+            padding,
+            dilation,
+            outputs: windows.axes[1].len(),
+        };
+        let rows: Vec<&[usize]> = windows.axes[0].iter().map(|w| w.taps.as_slice()).collect();
+        let mut out = vec![flip; result_count(&[windows.planes, rows.len(), cols.outputs])?];
+        max_pool_bytes::max_pool(
+            v,
+            &mut out,
+            [windows.input[0], windows.input[1]],
+            &rows,
+            cols,
+            flip,
+        );
+        Ok(out)
+    };
+    // The row pass pads whole rows: not for a padding far wider than the input.
+    let narrow = n == 2 && sliding.padding[1] <= windows.input[1].max(64);
     let data = match (&x.data, n) {
-        (Data::U8(v), 2) => Data::U8(separable_max(&windows, &sliding, v, u8::MIN)?),
-        (Data::I8(v), 2) => Data::I8(separable_max(&windows, &sliding, v, i8::MIN)?),
+        (Data::U8(v), 2) if narrow => Data::U8(bytes(v, 0)?),
+        (Data::I8(v), 2) if narrow => {
+            // SAFETY: i8 and u8 have one size and alignment, and every bit pattern is
+            // valid for both.
+            let v = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, v.len()) };
+            let v = bytes(v, 0x80)?;
+            Data::I8(v.into_iter().map(|b| b as i8).collect())
+        }
         (Data::U8(v), _) => Data::U8(windows.apply(v, |p, taps, _| max_of(p, taps, u8::MIN))?),
         (Data::I8(v), _) => Data::I8(windows.apply(v, |p, taps, _| max_of(p, taps, i8::MIN))?),
         (other, _) => bail!("a quantized max pool of {} values", other.dtype()),
@@ -322,11 +353,12 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
     args::ret(c, t)
 }
 
-/// A 2-D max pool in two passes: each input row's maxima over the column windows,
-/// then, per output row, the maxima of those rows over the row window — the same
+/// A 2-D max pool in two passes: per output row, the maxima of the input rows its
+/// window covers, then each such row's maxima over the column windows — the same
 /// maxima for values that are totally ordered and equal only when their bits are
-/// (integers, or floats without NaNs and negative zeros), with both passes running
-/// along contiguous runs.
+/// (integers, or floats without NaNs and negative zeros). Rows first, because a
+/// strided pool has fewer output rows than input rows and the row pass reads whole
+/// contiguous rows; both passes are compiled for AVX2 where the CPU has it.
 fn separable_max<T: Copy + PartialOrd + Send + Sync>(
     w: &Windows,
     sliding: &Sliding,
@@ -342,24 +374,27 @@ fn separable_max<T: Copy + PartialOrd + Send + Sync>(
         return Ok(out);
     }
     let [k, s, p, d] = sliding.axis(1).map(|v| v as usize);
-    let larger = |a: T, b: T| if b > a { b } else { a };
     out.par_chunks_mut(plane_out)
         .zip(x.par_chunks(ih * iw))
         .for_each_init(
             || (Vec::new(), Vec::new()),
-            |(across, phases), (y, plane)| {
-                across.clear();
-                across.resize(ih * ow, low);
-                for (row, maxima) in plane.chunks_exact(iw).zip(across.chunks_exact_mut(ow)) {
-                    row_maxima(row, [k, s, p, d], low, phases, maxima);
-                }
-                for (window, y) in rows.iter().zip(y.chunks_exact_mut(ow)) {
-                    for &r in &window.taps {
-                        for (m, &v) in y.iter_mut().zip(&across[r * ow..(r + 1) * ow]) {
-                            *m = larger(*m, v);
+            |(down, phases), (y, plane)| {
+                super::zip::with_avx2(
+                    #[inline(always)]
+                    || {
+                        down.clear();
+                        down.resize(iw, low);
+                        for (window, y) in rows.iter().zip(y.chunks_exact_mut(ow)) {
+                            down.fill(low);
+                            for &r in &window.taps {
+                                for (m, &v) in down.iter_mut().zip(&plane[r * iw..(r + 1) * iw]) {
+                                    *m = if v > *m { v } else { *m };
+                                }
+                            }
+                            row_maxima(down, [k, s, p, d], low, phases, y);
                         }
-                    }
-                }
+                    },
+                )
             },
         );
     Ok(out)
@@ -370,6 +405,7 @@ fn separable_max<T: Copy + PartialOrd + Send + Sync>(
 /// outside the row hold `low`, which never wins). The row, padded, is split into its
 /// `s` phases: tap t of every window then reads one contiguous run of phase
 /// `t·d mod s`, so each tap is a lane-wise maximum of two runs.
+#[inline(always)]
 fn row_maxima<T: Copy + PartialOrd>(
     row: &[T],
     [k, s, p, d]: [usize; 4],
@@ -391,8 +427,15 @@ fn row_maxima<T: Copy + PartialOrd>(
             continue;
         };
         if let (Some(phase), Some(row)) = (phase.get_mut(i0..), row.get(c0..)) {
-            for (v, &x) in phase.iter_mut().zip(row.iter().step_by(s)) {
-                *v = x;
+            match s {
+                1 => every::<T, 1>(phase, row),
+                2 => every::<T, 2>(phase, row),
+                3 => every::<T, 3>(phase, row),
+                _ => {
+                    for (v, &x) in phase.iter_mut().zip(row.iter().step_by(s)) {
+                        *v = x;
+                    }
+                }
             }
         }
     }
@@ -403,6 +446,18 @@ fn row_maxima<T: Copy + PartialOrd>(
         for (m, &v) in maxima.iter_mut().zip(run) {
             *m = if v > *m { v } else { *m };
         }
+    }
+}
+
+/// `dst[i] = src[i·S]` while both have elements: with `S` known, the loads vectorize.
+#[inline(always)]
+fn every<T: Copy, const S: usize>(dst: &mut [T], src: &[T]) {
+    let (whole, rest) = src.as_chunks::<S>();
+    for (d, chunk) in dst.iter_mut().zip(whole) {
+        *d = chunk[0];
+    }
+    if let (Some(d), Some(&v)) = (dst.get_mut(whole.len()), rest.first()) {
+        *d = v;
     }
 }
 
