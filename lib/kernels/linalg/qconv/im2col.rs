@@ -290,44 +290,15 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
         match stride {
             1 => requant::small_copy(inner, &src[start..start + inner.len()]),
             2 => {
-                // Whole chunks of 32 first: fixed-length loops vectorize (one byte
-                // shuffle per 64 input bytes); then the rest one by one.
+                // Whole chunks of 32 (one byte shuffle per 64 input bytes), then the
+                // rest as one short chunk.
                 let src = &src[start..];
                 let whole = (inner.len() / 32).min(src.len() / 64);
                 let (chunks, _) = inner.as_chunks_mut::<32>();
                 for (d, s) in chunks.iter_mut().zip(src.as_chunks::<64>().0).take(whole) {
                     even_bytes(isa, d, s);
                 }
-                let n = inner.len();
-                let last = n.saturating_sub(32);
-                // The tail as one more chunk ending at the run's end, overlapping
-                // the previous, when the input row has the bytes.
-                match (inner[last..].first_chunk_mut::<32>(), src.get(2 * last..)) {
-                    (Some(d), Some(s)) if whole > 0 && s.len() >= 64 => {
-                        even_bytes(isa, d, s.first_chunk::<64>().unwrap_or(&[0; 64]));
-                    }
-                    _ => {
-                        // Runs of 16 to 31: two 16-byte chunks, overlapping.
-                        let pair = (
-                            inner.first_chunk_mut::<16>().is_some(),
-                            src.get(2 * n.saturating_sub(16)..).map_or(0, <[u8]>::len) >= 32,
-                        );
-                        if whole == 0 && pair == (true, true) {
-                            for at in [0, n - 16] {
-                                if let (Some(d), Some(s)) = (
-                                    inner[at..].first_chunk_mut::<16>(),
-                                    src[2 * at..].first_chunk::<32>(),
-                                ) {
-                                    even_bytes16(isa, d, s);
-                                }
-                            }
-                        } else {
-                            for (i, d) in inner.iter_mut().enumerate().skip(whole * 32) {
-                                *d = src[2 * i];
-                            }
-                        }
-                    }
-                }
+                even_tail(isa, &mut inner[whole * 32..], &src[whole * 64..]);
             }
             _ => {
                 for (d, v) in inner.iter_mut().zip(src[start..].iter().step_by(stride)) {
@@ -338,21 +309,38 @@ fn fill_run(isa: Isa, dst: &mut [u8], src: &[u8], x0: usize, stride: usize, tap:
     }
 }
 
-/// `even_bytes` for 16 bytes.
+/// `dst[i] = src[2i]` for a row's last columns, after its whole chunks: with AVX-512,
+/// chunks of up to 32 through masked loads and stores, which touch only the bytes the
+/// row has.
 #[inline(always)]
-fn even_bytes16(isa: Isa, dst: &mut [u8; 16], src: &[u8; 32]) {
+fn even_tail(isa: Isa, dst: &mut [u8], src: &[u8]) {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the instruction set (avx512bw with vl) was detected on this CPU;
-        // both arrays are exactly one register wide.
+        // SAFETY: the instruction set (avx512bw) was detected on this CPU; the masks
+        // cover `bytes` bytes of `src` from `2·at` and `n` bytes of `dst` from `at`,
+        // both inside the slices, and masked-off bytes are not accessed.
         Isa::Avx512Vnni if isa.available() => unsafe {
             use std::arch::x86_64::*;
-            let v = _mm256_loadu_si256(src.as_ptr() as *const _);
-            _mm_storeu_si128(dst.as_mut_ptr() as *mut _, _mm256_cvtepi16_epi8(v));
+            let mut at = 0;
+            while let Some(rest) = src.get(2 * at..).filter(|r| !r.is_empty())
+                && at < dst.len()
+            {
+                let bytes = rest.len().min(64);
+                // As many outputs as the row has left: output i reads byte 2i.
+                let n = (dst.len() - at).min(bytes.div_ceil(2));
+                let v =
+                    _mm512_maskz_loadu_epi8(u64::MAX >> (64 - bytes), rest.as_ptr() as *const i8);
+                _mm256_mask_storeu_epi8(
+                    dst.as_mut_ptr().add(at) as *mut i8,
+                    u32::MAX >> (32 - n),
+                    _mm512_cvtepi16_epi8(v),
+                );
+                at += n;
+            }
         },
         _ => {
-            for (j, d) in dst.iter_mut().enumerate() {
-                *d = src[2 * j];
+            for (d, s) in dst.iter_mut().zip(src.iter().step_by(2)) {
+                *d = *s;
             }
         }
     }
