@@ -10,6 +10,7 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
+use super::lookup_gather::Entry;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, args};
@@ -166,12 +167,7 @@ unsafe fn look_up_vbmi(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
 
 /// `y[i] = table[channel(i)][x[i]]`, where element `i` is in channel
 /// `(i / inner) % channels`. Runs of one channel are looked up together.
-fn look_up<T: Copy + Default + Send + Sync>(
-    x: &[u8],
-    table: &[T],
-    channels: usize,
-    inner: usize,
-) -> Vec<T> {
+fn look_up<T: Entry>(x: &[u8], table: &[T], channels: usize, inner: usize) -> Vec<T> {
     let mut y = vec![T::default(); x.len()];
     let inner = inner.max(1);
     let rows: Vec<&[T; 256]> = table
@@ -209,12 +205,42 @@ fn look_up<T: Copy + Default + Send + Sync>(
             i += run;
         }
     };
-    if x.len() > CHUNK {
+    if inner == 1 && channels > BLOCK && x.len().is_multiple_of(channels) {
+        blocked(x, table, channels, &mut y);
+    } else if x.len() > CHUNK {
         y.par_chunks_mut(CHUNK).enumerate().for_each(work);
     } else {
         work((0, &mut y));
     }
     y
+}
+
+/// Channels whose table rows a pass of `blocked` keeps in L1 (16 KB of bytes).
+const BLOCK: usize = 64;
+
+/// `look_up` with the channels along the last axis, `x` whole rows of `channels`:
+/// block by block of `BLOCK` channels, every row's elements of those channels, so
+/// that the rows of the table they read stay in L1 (a whole table, 1536 channels of a
+/// transformer's hidden layer, does not).
+fn blocked<T: Entry>(x: &[u8], table: &[T], channels: usize, y: &mut [T]) {
+    let rows_per_task = (CHUNK / channels).max(1);
+    let tasks = y
+        .par_chunks_mut(rows_per_task * channels)
+        .zip(x.par_chunks(rows_per_task * channels));
+    tasks.for_each(|(out, x)| {
+        for first in (0..channels).step_by(BLOCK) {
+            let end = (first + BLOCK).min(channels);
+            let rows = &table[first * 256..end * 256];
+            for (out, x) in out.chunks_exact_mut(channels).zip(x.chunks_exact(channels)) {
+                let (out, x) = (&mut out[first..end], &x[first..end]);
+                if !T::gather(x, rows, end - first, 0, out) {
+                    for (c, (y, &q)) in out.iter_mut().zip(x).enumerate() {
+                        *y = rows[c * 256 + usize::from(q)];
+                    }
+                }
+            }
+        }
+    });
 }
 
 #[cfg(test)]
@@ -319,6 +345,30 @@ mod tests {
         let y = y[0].as_tensor().unwrap();
         assert_eq!(y.data, Data::F32(vec![-3.0, 0.0, 0.5, 124.5]));
         assert_eq!(y.quant, None);
+    }
+
+    #[test]
+    fn channels_along_the_last_axis_run_block_by_block() {
+        // More channels than a block, with a last block too narrow to gather; one
+        // task and several; byte and float tables.
+        use crate::kernels::testing::test_bytes;
+        for (seed, channels, rows) in [(1u64, 65usize, 3usize), (2, 200, 7), (3, 1536, 50)] {
+            let n = channels * rows;
+            let x = test_bytes(seed, n);
+            let bytes = test_bytes(seed + 9, channels * 256);
+            let floats: Vec<f32> = bytes.iter().map(|&b| f32::from(b) - 100.5).collect();
+            let want = |i: usize| i % channels * 256 + usize::from(x[i]);
+            let y = look_up(&x, &bytes, channels, 1);
+            assert!(
+                y.iter().enumerate().all(|(i, &v)| v == bytes[want(i)]),
+                "{seed}"
+            );
+            let y = look_up(&x, &floats, channels, 1);
+            assert!(
+                y.iter().enumerate().all(|(i, &v)| v == floats[want(i)]),
+                "{seed}"
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod dynamic_linear;
 mod dynamic_range;
+mod lookup_gather;
 pub mod lookup_table;
 pub mod qlinear;
 pub mod qlinear_binary;
