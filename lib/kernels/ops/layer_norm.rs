@@ -69,32 +69,87 @@ fn affine(c: &Call, i: usize, normalized: &[usize], what: &str) -> Result<Option
 }
 
 /// One group: its mean and 1/std, and each normalized value (times the weight, plus
-/// the bias) passed to `out` with its index. Generic rather than dynamic, so the
-/// per-element work inlines.
-#[inline(always)]
+/// the bias) written to `out`.
 fn normalize(
     row: &[f64],
     eps: f64,
     weight: Option<&[f64]>,
     bias: Option<&[f64]>,
-    mut out: impl FnMut(usize, f64),
+    out: &mut [f64],
 ) -> (f64, f64) {
-    let n = row.len() as f64;
-    let mean = row.iter().sum::<f64>() / n;
-    let var = row.iter().map(|&a| (a - mean) * (a - mean)).sum::<f64>() / n;
-    let rstd = 1.0 / (var + eps).sqrt();
-    for (k, &a) in row.iter().enumerate() {
-        let mut r = (a - mean) * rstd;
-        if let Some(w) = weight {
-            r *= w[k];
-        }
-        if let Some(b) = bias {
-            r += b[k];
-        }
-        out(k, r);
-    }
+    let [(mean, rstd)] = statistics([row], eps, |a| a);
+    apply(row, mean, rstd, (weight, bias), |a| a, out, |r| r);
     (mean, rstd)
 }
+
+/// The mean and 1/std of each of `R` rows of one length, each row's sums added left
+/// to right from -0.0 as `Iterator::sum` does; the rows side by side, so that their
+/// independent additions overlap instead of each waiting for the one before.
+#[inline(always)]
+fn statistics<T: Copy, const R: usize>(
+    rows: [&[T]; R],
+    eps: f64,
+    wide: impl Fn(T) -> f64,
+) -> [(f64, f64); R] {
+    let n = rows[0].len();
+    let mut sums = [-0.0f64; R];
+    for k in 0..n {
+        for (s, row) in sums.iter_mut().zip(rows) {
+            *s += wide(row[k]);
+        }
+    }
+    let means = sums.map(|s| s / n as f64);
+    let mut squares = [-0.0f64; R];
+    for k in 0..n {
+        for ((s, row), mean) in squares.iter_mut().zip(rows).zip(means) {
+            let d = wide(row[k]) - mean;
+            *s += d * d;
+        }
+    }
+    std::array::from_fn(|r| (means[r], 1.0 / (squares[r] / n as f64 + eps).sqrt()))
+}
+
+/// Each normalized value of `row` (times the weight, plus the bias), narrowed into
+/// `out`: one loop per combination of affine operands, so that each vectorizes.
+#[inline(always)]
+fn apply<T: Copy, O>(
+    row: &[T],
+    mean: f64,
+    rstd: f64,
+    affine: (Option<&[f64]>, Option<&[f64]>),
+    wide: impl Fn(T) -> f64,
+    out: &mut [O],
+    narrow: impl Fn(f64) -> O,
+) {
+    let n = row.len().min(out.len());
+    let (row, out) = (&row[..n], &mut out[..n]);
+    let normal = |a: T| (wide(a) - mean) * rstd;
+    match affine {
+        (Some(w), Some(b)) => {
+            for (((y, &a), &w), &b) in out.iter_mut().zip(row).zip(&w[..n]).zip(&b[..n]) {
+                *y = narrow(normal(a) * w + b);
+            }
+        }
+        (Some(w), None) => {
+            for ((y, &a), &w) in out.iter_mut().zip(row).zip(&w[..n]) {
+                *y = narrow(normal(a) * w);
+            }
+        }
+        (None, Some(b)) => {
+            for ((y, &a), &b) in out.iter_mut().zip(row).zip(&b[..n]) {
+                *y = narrow(normal(a) + b);
+            }
+        }
+        (None, None) => {
+            for (y, &a) in out.iter_mut().zip(row) {
+                *y = narrow(normal(a));
+            }
+        }
+    }
+}
+
+/// Rows whose statistics are computed together.
+const ROWS: usize = 8;
 
 fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
@@ -124,16 +179,38 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let mut rstds = vec![f64::NAN; groups];
     let (weight, bias) = (weight.as_deref(), bias.as_deref());
     let out = match &x.data {
-        // Rows are independent, so they run in parallel with the same arithmetic.
+        // Rows are independent, so they run in parallel with the same arithmetic,
+        // `ROWS` at a time.
         Data::F32(v) if n > 0 => {
             let mut y = vec![0.0f32; v.len()];
-            y.par_chunks_mut(n)
-                .zip(v.par_chunks(n))
-                .zip(means.par_iter_mut().zip(rstds.par_iter_mut()))
-                .for_each_init(Vec::new, |wide, ((y, row), (mean, rstd))| {
-                    wide.clear();
-                    wide.extend(row.iter().map(|&a| f64::from(a)));
-                    (*mean, *rstd) = normalize(wide, eps, weight, bias, |k, r| y[k] = r as f32);
+            let wide = |a: f32| f64::from(a);
+            y.par_chunks_mut(n * ROWS)
+                .zip(v.par_chunks(n * ROWS))
+                .zip(means.par_chunks_mut(ROWS).zip(rstds.par_chunks_mut(ROWS)))
+                .for_each(|((y, rows), (means, rstds))| {
+                    super::zip::with_avx2(
+                        #[inline(always)]
+                        || {
+                            let mut stats = [(0.0, 0.0); ROWS];
+                            if rows.len() == n * ROWS {
+                                let rows = std::array::from_fn(|r| &rows[r * n..][..n]);
+                                stats = statistics(rows, eps, wide);
+                            } else {
+                                for (st, row) in stats.iter_mut().zip(rows.chunks_exact(n)) {
+                                    [*st] = statistics([row], eps, wide);
+                                }
+                            }
+                            for (((y, row), &(mean, rstd)), (m, s)) in y
+                                .chunks_exact_mut(n)
+                                .zip(rows.chunks_exact(n))
+                                .zip(&stats)
+                                .zip(means.iter_mut().zip(rstds.iter_mut()))
+                            {
+                                apply(row, mean, rstd, (weight, bias), wide, y, |r| r as f32);
+                                (*m, *s) = (mean, rstd);
+                            }
+                        },
+                    )
                 });
             Tensor::new(x.shape.clone(), Data::F32(y))?
         }
@@ -142,7 +219,7 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
             let mut y = vec![0.0; v.len()];
             if n > 0 {
                 for (g, (row, out)) in v.chunks(n).zip(y.chunks_mut(n)).take(groups).enumerate() {
-                    (means[g], rstds[g]) = normalize(row, eps, weight, bias, |k, r| out[k] = r);
+                    (means[g], rstds[g]) = normalize(row, eps, weight, bias, out);
                 }
             }
             Tensor::new(x.shape.clone(), from_f64(dtype, &y))?
