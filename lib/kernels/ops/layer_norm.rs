@@ -295,4 +295,51 @@ mod tests {
             .is_err()
         );
     }
+
+    #[test]
+    fn rows_side_by_side_keep_each_rows_sums_bit_for_bit() {
+        // 8 + 8 + 3 rows of values too widely ranged for an exact f64 sum, so the
+        // order of the additions shows: the side-by-side sums and the
+        // output loops give the bits of one row summed alone, in f64 from -0.0.
+        let (rows, n) = (19, 37);
+        let x: Vec<f32> = test_bytes(3, rows * n)
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b as f32 - 127.5) * [1e12, 1e-3, 7.0, 1e-12, 3e5][i % 5])
+            .collect();
+        let w: Vec<f32> = test_bytes(4, n).iter().map(|&b| b as f32 / 64.0).collect();
+        let b: Vec<f32> = test_bytes(5, n).iter().map(|&b| b as f32 - 9.0).collect();
+        let args = [
+            f32s(&[rows, n], &x),
+            ints(&[n as i64]),
+            f32s(&[n], &w),
+            f32s(&[n], &b),
+            Value::Float(1e-5),
+        ];
+        // The statistics as f64, so that every bit of the sums shows.
+        let out = run(
+            "aten.native_layer_norm",
+            &args,
+            &[of(DType::F32), of(DType::F64), of(DType::F64)],
+        )
+        .unwrap();
+        let y = f32_values(out[0].as_tensor().unwrap());
+        let stat = |i: usize| match &out[i].as_tensor().unwrap().data {
+            crate::kernels::tensor::Data::F64(v) => v.clone(),
+            other => panic!("{other:?}"),
+        };
+        let (means, rstds) = (stat(1), stat(2));
+        for (r, row) in x.chunks(n).enumerate() {
+            let wide: Vec<f64> = row.iter().map(|&a| f64::from(a)).collect();
+            let mean = wide.iter().sum::<f64>() / n as f64;
+            let var = wide.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
+            let rstd = 1.0 / (var + 1e-5).sqrt();
+            assert_eq!(means[r].to_bits(), mean.to_bits(), "row {r} mean");
+            assert_eq!(rstds[r].to_bits(), rstd.to_bits(), "row {r} rstd");
+            for k in 0..n {
+                let want = ((wide[k] - mean) * rstd * f64::from(w[k]) + f64::from(b[k])) as f32;
+                assert_eq!(y[r * n + k].to_bits(), want.to_bits(), "row {r} column {k}");
+            }
+        }
+    }
 }
