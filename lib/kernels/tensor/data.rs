@@ -330,6 +330,9 @@ pub fn cast(data: &Data, dtype: DType) -> Data {
     if data.dtype() == dtype {
         return data.clone();
     }
+    if let Some(direct) = cast_direct(data, dtype) {
+        return direct;
+    }
     match data {
         Data::F32(_) | Data::F64(_) | Data::F16(_) | Data::BF16(_) | Data::F8(..) => {
             from_f64(dtype, &data.to_f64())
@@ -339,6 +342,25 @@ pub fn cast(data: &Data, dtype: DType) -> Data {
         }
         _ => from_i64(dtype, &data.to_i64()),
     }
+}
+
+/// The casts between f32 and the 8- and 32-bit integers that quantized models spell
+/// out (a QOperator model's Cast around its float islands), in one pass without the
+/// f64 or i64 copy: each gives what the copy gives, since every f32 and every such
+/// integer is exact in f64 and i64, and Rust's casts saturate (NaN to 0) or wrap alike
+/// from either.
+fn cast_direct(data: &Data, dtype: DType) -> Option<Data> {
+    Some(match (data, dtype) {
+        (Data::F32(v), DType::I32) => Data::I32(v.iter().map(|&x| x as i32).collect()),
+        (Data::F32(v), DType::U8) => Data::U8(v.iter().map(|&x| x as u8).collect()),
+        (Data::F32(v), DType::I8) => Data::I8(v.iter().map(|&x| x as i8).collect()),
+        (Data::U8(v), DType::F32) => Data::F32(v.iter().map(|&x| f32::from(x)).collect()),
+        (Data::I8(v), DType::F32) => Data::F32(v.iter().map(|&x| f32::from(x)).collect()),
+        (Data::I32(v), DType::F32) => Data::F32(v.iter().map(|&x| x as f32).collect()),
+        (Data::I32(v), DType::U8) => Data::U8(v.iter().map(|&x| x as u8).collect()),
+        (Data::I32(v), DType::I8) => Data::I8(v.iter().map(|&x| x as i8).collect()),
+        _ => return None,
+    })
 }
 
 /// Whether arithmetic on `dtype` runs in the f64 domain.
@@ -397,6 +419,81 @@ mod tests {
         assert_eq!(cast(&big, DType::F32), Data::F32(vec![16_777_216.0]));
         let u = Data::U64(vec![u64::MAX]);
         assert_eq!(cast(&u, DType::F64), Data::F64(vec![u64::MAX as f64]));
+    }
+
+    #[test]
+    fn direct_casts_give_what_the_wide_copies_give() {
+        let floats = Data::F32(vec![
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -0.0,
+            0.5,
+            -0.5,
+            -1.7,
+            127.9,
+            128.0,
+            255.5,
+            256.0,
+            -129.0,
+            2147483520.0,
+            3e9,
+            -3e9,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+        ]);
+        let ints = Data::I32(vec![
+            i32::MIN,
+            -129,
+            -128,
+            -1,
+            0,
+            1,
+            127,
+            128,
+            255,
+            256,
+            16777217,
+            i32::MAX,
+        ]);
+        let bytes = Data::U8((0..=255).collect());
+        let signed = Data::I8((-128..=127).collect());
+        for (data, dtype) in [
+            (&floats, DType::I32),
+            (&floats, DType::U8),
+            (&floats, DType::I8),
+            (&bytes, DType::F32),
+            (&signed, DType::F32),
+            (&ints, DType::F32),
+            (&ints, DType::U8),
+            (&ints, DType::I8),
+        ] {
+            let wide = match data {
+                Data::F32(_) => from_f64(dtype, &data.to_f64()),
+                _ => from_i64(dtype, &data.to_i64()),
+            };
+            let direct = cast_direct(data, dtype).unwrap();
+            // Compared as bits, so that NaN and -0.0 count.
+            assert_eq!(
+                format!(
+                    "{:?}",
+                    direct
+                        .to_f64()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                ),
+                format!(
+                    "{:?}",
+                    wide.to_f64()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                ),
+                "{dtype}"
+            );
+            assert_eq!(direct.dtype(), wide.dtype());
+        }
     }
 
     #[test]
