@@ -75,6 +75,13 @@ impl MatmulWeights {
     }
 }
 
+impl MatmulWeights {
+    /// b's rows: the length of a's rows.
+    pub fn depth(&self) -> usize {
+        self.k
+    }
+}
+
 /// Runs the product, or returns `None` for the reference kernel to run.
 pub fn run(c: &Call, w: &MatmulWeights) -> Result<Option<Vec<Value>>> {
     run_on(Isa::best(), c, w)
@@ -343,6 +350,44 @@ pub fn run_rescaled(
     Ok(Some(Tensor::new(shape, Data::F32(y))?))
 }
 
+/// `run_rescaled` of an `a` its caller quantized straight into `qgemm`'s packed left
+/// operand: `rows` holds a's rows (`lead` its dimensions but the last, which is b's
+/// `k`) `qgemm::lhs_stride(k)` bytes apart, zero padded to whole quads and tiles
+/// (`qgemm::padded_rows`). `None` where the reference kernel should decide.
+pub fn run_rescaled_packed(
+    isa: Isa,
+    lead: &[usize],
+    rows: &[u8],
+    a_zero: u8,
+    w: &MatmulWeights,
+    multipliers: &[f32],
+    bias: Option<&[f32]>,
+) -> Result<Option<Tensor>> {
+    let n = w.n;
+    let m: usize = lead.iter().product();
+    if w.k == 0
+        || rows.len() != qgemm::padded_rows(m) * qgemm::lhs_stride(w.k)
+        || multipliers.len() != n
+        || bias.is_some_and(|b| b.len() != n)
+    {
+        return Ok(None);
+    }
+    let out = Rescale {
+        bias: bias.is_some(),
+    };
+    let (shape, y) = product_packed(
+        isa,
+        lead,
+        rows,
+        a_zero as i32,
+        w,
+        multipliers.to_vec(),
+        bias.unwrap_or(&[]),
+        out,
+    )?;
+    Ok(Some(Tensor::new(shape, Data::F32(y))?))
+}
+
 /// `a`'s bytes (in the unsigned range, zero point `a_zero`; `lead` its dimensions but
 /// the last) times b, each tile row
 /// finished by `out` with the per-column `multipliers` and `bias` (empty for none).
@@ -353,20 +398,39 @@ fn product<E: Epilogue>(
     bytes: &[u8],
     a_zero: i32,
     w: &MatmulWeights,
+    multipliers: Vec<f32>,
+    bias: &[f32],
+    out: E,
+) -> Result<(Vec<usize>, Vec<E::Out>)> {
+    let k = w.k;
+    let m = bytes.len() / k;
+    let rows = qgemm::pack_row_major(m, k, qgemm::lhs_stride(k), bytes);
+    product_packed(isa, lead, &rows, a_zero, w, multipliers, bias, out)
+}
+
+/// `product` of rows already packed as `qgemm`'s left operand (`lhs_stride(k)` bytes
+/// apart, zero padded to whole tiles).
+#[allow(clippy::too_many_arguments)]
+fn product_packed<E: Epilogue>(
+    isa: Isa,
+    lead: &[usize],
+    rows: &[u8],
+    a_zero: i32,
+    w: &MatmulWeights,
     mut multipliers: Vec<f32>,
     bias: &[f32],
     out: E,
 ) -> Result<(Vec<usize>, Vec<E::Out>)> {
     let (k, n) = (w.k, w.n);
-    let m = bytes.len() / k;
+    let stride = qgemm::lhs_stride(k);
     let mut shape: Vec<usize> = lead.to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let rows = qgemm::pack_row_major(m, k, qgemm::lhs_stride(k), bytes);
+    let m = total / n.max(1);
     let need_sums = w.zeros.iter().any(|&z| z != 0);
+    // The padding is zeros, which add nothing to a row's sum.
     let row_sums: Vec<i32> = if need_sums {
-        bytes
-            .chunks_exact(k.max(1))
+        rows.chunks_exact(stride)
             .take(m)
             .map(|r| r.iter().map(|&v| v as i32).sum())
             .collect()
@@ -402,7 +466,7 @@ fn product<E: Epilogue>(
     let work = Product {
         isa,
         w,
-        rows: &rows,
+        rows,
         row_sums: &row_sums,
         offsets: &offsets,
         multipliers: &multipliers,
