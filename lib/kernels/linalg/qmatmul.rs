@@ -8,7 +8,7 @@
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::qdriver::{SharedOut, shifted};
+use super::qdriver::{SharedOut, cleared_vec, shifted};
 use super::qgemm::requant::{self, ColTerms, Epilogue, Output, Rescale, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
 use super::qparams::Params;
@@ -460,7 +460,7 @@ fn product_packed<E: Epilogue>(
     let mut bias = bias.to_vec();
     let has_bias = !bias.is_empty();
     bias.resize(panels * NR, 0.0);
-    let mut y = vec![E::Out::default(); total];
+    let mut y = cleared_vec(total);
     let shared = SharedOut::new(&mut y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
     let work = Product {
