@@ -8,7 +8,7 @@
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::qdriver::{SharedOut, shifted};
+use super::qdriver::{SharedOut, cleared_vec, shifted};
 use super::qgemm::requant::{self, ColTerms, Epilogue, Output, Rescale, RowTerms};
 use super::qgemm::{self, MR, NR, Signs};
 use super::qparams::Params;
@@ -72,6 +72,13 @@ impl MatmulWeights {
                 .collect(),
             scales: (0..n).map(|j| p.scale(j)).collect(),
         })
+    }
+}
+
+impl MatmulWeights {
+    /// b's rows: the length of a's rows.
+    pub fn depth(&self) -> usize {
+        self.k
     }
 }
 
@@ -343,6 +350,44 @@ pub fn run_rescaled(
     Ok(Some(Tensor::new(shape, Data::F32(y))?))
 }
 
+/// `run_rescaled` of an `a` its caller quantized straight into `qgemm`'s packed left
+/// operand: `rows` holds a's rows (`lead` its dimensions but the last, which is b's
+/// `k`) `qgemm::lhs_stride(k)` bytes apart, zero padded to whole quads and tiles
+/// (`qgemm::padded_rows`). `None` where the reference kernel should decide.
+pub fn run_rescaled_packed(
+    isa: Isa,
+    lead: &[usize],
+    rows: &[u8],
+    a_zero: u8,
+    w: &MatmulWeights,
+    multipliers: &[f32],
+    bias: Option<&[f32]>,
+) -> Result<Option<Tensor>> {
+    let n = w.n;
+    let m: usize = lead.iter().product();
+    if w.k == 0
+        || rows.len() != qgemm::padded_rows(m) * qgemm::lhs_stride(w.k)
+        || multipliers.len() != n
+        || bias.is_some_and(|b| b.len() != n)
+    {
+        return Ok(None);
+    }
+    let out = Rescale {
+        bias: bias.is_some(),
+    };
+    let (shape, y) = product_packed(
+        isa,
+        lead,
+        rows,
+        a_zero as i32,
+        w,
+        multipliers.to_vec(),
+        bias.unwrap_or(&[]),
+        out,
+    )?;
+    Ok(Some(Tensor::new(shape, Data::F32(y))?))
+}
+
 /// `a`'s bytes (in the unsigned range, zero point `a_zero`; `lead` its dimensions but
 /// the last) times b, each tile row
 /// finished by `out` with the per-column `multipliers` and `bias` (empty for none).
@@ -353,20 +398,39 @@ fn product<E: Epilogue>(
     bytes: &[u8],
     a_zero: i32,
     w: &MatmulWeights,
+    multipliers: Vec<f32>,
+    bias: &[f32],
+    out: E,
+) -> Result<(Vec<usize>, Vec<E::Out>)> {
+    let k = w.k;
+    let m = bytes.len() / k;
+    let rows = qgemm::pack_row_major(m, k, qgemm::lhs_stride(k), bytes);
+    product_packed(isa, lead, &rows, a_zero, w, multipliers, bias, out)
+}
+
+/// `product` of rows already packed as `qgemm`'s left operand (`lhs_stride(k)` bytes
+/// apart, zero padded to whole tiles).
+#[allow(clippy::too_many_arguments)]
+fn product_packed<E: Epilogue>(
+    isa: Isa,
+    lead: &[usize],
+    rows: &[u8],
+    a_zero: i32,
+    w: &MatmulWeights,
     mut multipliers: Vec<f32>,
     bias: &[f32],
     out: E,
 ) -> Result<(Vec<usize>, Vec<E::Out>)> {
     let (k, n) = (w.k, w.n);
-    let m = bytes.len() / k;
+    let stride = qgemm::lhs_stride(k);
     let mut shape: Vec<usize> = lead.to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let rows = qgemm::pack_row_major(m, k, qgemm::lhs_stride(k), bytes);
+    let m = total / n.max(1);
     let need_sums = w.zeros.iter().any(|&z| z != 0);
+    // The padding is zeros, which add nothing to a row's sum.
     let row_sums: Vec<i32> = if need_sums {
-        bytes
-            .chunks_exact(k.max(1))
+        rows.chunks_exact(stride)
             .take(m)
             .map(|r| r.iter().map(|&v| v as i32).sum())
             .collect()
@@ -396,13 +460,13 @@ fn product<E: Epilogue>(
     let mut bias = bias.to_vec();
     let has_bias = !bias.is_empty();
     bias.resize(panels * NR, 0.0);
-    let mut y = vec![E::Out::default(); total];
+    let mut y = cleared_vec(total);
     let shared = SharedOut::new(&mut y);
     let row_blocks = m.div_ceil(ROW_BLOCK);
     let work = Product {
         isa,
         w,
-        rows: &rows,
+        rows,
         row_sums: &row_sums,
         offsets: &offsets,
         multipliers: &multipliers,

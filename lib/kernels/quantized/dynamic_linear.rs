@@ -88,9 +88,8 @@ fn single(zero_point: &Value) -> Value {
     }
 }
 
-/// The input quantized as DynamicQuantizeLinear does: the uint8 tensor, its scale and
-/// zero point.
-fn quantize_input(isa: Isa, x: &Tensor) -> Result<(Tensor, f32, u8)> {
+/// The input's values with DynamicQuantizeLinear's scale and zero point for them.
+fn input_range(isa: Isa, x: &Tensor) -> Result<(&[f32], f32, u8)> {
     let Data::F32(values) = &x.data else {
         bail!("the input must be float32, but is {}", x.dtype());
     };
@@ -101,6 +100,13 @@ fn quantize_input(isa: Isa, x: &Tensor) -> Result<(Tensor, f32, u8)> {
         bail!("DynamicQuantizeLinear of an empty tensor");
     };
     let (scale, zero_point) = parameters(min, max);
+    Ok((values, scale, zero_point))
+}
+
+/// The input quantized as DynamicQuantizeLinear does: the uint8 tensor, its scale and
+/// zero point.
+fn quantize_input(isa: Isa, x: &Tensor) -> Result<(Tensor, f32, u8)> {
+    let (values, scale, zero_point) = input_range(isa, x)?;
     let q = quantize_uint8(values, scale, zero_point as i64)?;
     Ok((
         Tensor::new(x.shape.clone(), Data::U8(q))?,
@@ -172,18 +178,47 @@ fn matmul_with(isa: Isa, c: &Call, w: Option<&MatmulWeights>) -> Result<Vec<Valu
     let [_, columns] = b.shape[..] else {
         bail!("b must be 2-D, but has shape {:?}", b.shape);
     };
-    let (q, scale, zero_point) = quantize_input(isa, a)?;
-    let multipliers = multipliers(scale, c, columns)?;
-    let bias = bias(c, columns)?;
     if let Some(w) = w
-        && let Some(y) =
-            qmatmul::run_rescaled(isa, &q, zero_point, w, &multipliers, bias.as_deref())?
+        && let Some(y) = packed_matmul(isa, c, a, columns, w)?
     {
         return Ok(vec![Value::tensor(y)]);
     }
+    let (q, scale, zero_point) = quantize_input(isa, a)?;
+    let multipliers = multipliers(scale, c, columns)?;
+    let bias = bias(c, columns)?;
     let acc = reference_matmul(c, q, zero_point)?;
     let axis = acc.shape.len().saturating_sub(1);
     rescale(acc, axis, &multipliers, bias.as_deref())
+}
+
+/// The fast path of `matmul_with`: a quantized straight into the packed rows the tiles
+/// read (`rows::quantize`), or `None` for the reference.
+fn packed_matmul(
+    isa: Isa,
+    c: &Call,
+    a: &Tensor,
+    columns: usize,
+    w: &MatmulWeights,
+) -> Result<Option<Tensor>> {
+    let Some((&k, lead)) = a.shape.split_last() else {
+        return Ok(None);
+    };
+    if k != w.depth() || k == 0 {
+        return Ok(None);
+    }
+    let (values, scale, zero_point) = input_range(isa, a)?;
+    let multipliers = multipliers(scale, c, columns)?;
+    let bias = bias(c, columns)?;
+    let packed = rows::quantize(values, k, scale, zero_point);
+    qmatmul::run_rescaled_packed(
+        isa,
+        lead,
+        &packed,
+        zero_point,
+        w,
+        &multipliers,
+        bias.as_deref(),
+    )
 }
 
 /// `float(acc) · multipliers[channel] (+ bias[channel])` along `axis`.
@@ -305,5 +340,6 @@ fn reference_matmul(c: &Call, q: Tensor, zero_point: u8) -> Result<Tensor> {
     run_kernel("torch.aten.matmul", &[a, b])
 }
 
+mod rows;
 #[cfg(test)]
 mod tests;

@@ -209,6 +209,28 @@ pub(crate) fn quantize_uint8(x: &[f32], scale: f32, zero_point: i64) -> Result<V
     }
 }
 
+/// `quantize_uint8` of `x` into `y` (as long as `x`), on the calling thread: the same
+/// per-element arithmetic, so the same bytes, for callers that place each run of
+/// elements themselves (dynamic quantization writes rows straight into a matmul's
+/// packed operand, one rayon task per block of rows).
+pub(crate) fn quantize_uint8_into(x: &[f32], y: &mut [u8], scale: f32, zero_point: u8) {
+    let (lo, hi, zero_point) = (0, 255, i32::from(zero_point));
+    #[cfg(target_arch = "x86_64")]
+    if simd::available() {
+        // SAFETY: `available` says the CPU has AVX2, `wide` that it has AVX-512; the
+        // zero point is a u8, inside 0..=255.
+        unsafe {
+            if simd::wide() {
+                simd::quantize_avx512(x, y, scale, zero_point, lo, hi)
+            } else {
+                simd::quantize(x, y, scale, zero_point, lo, hi)
+            }
+        };
+        return;
+    }
+    quantize_run(x, y, scale, zero_point, lo, hi);
+}
+
 /// What `quantize_per_tensor(dequantize(q))` gives for every 8-bit q of type `dtype`
 /// (QUInt8 or QInt8), indexed by q's bit pattern: dequantized with `from` and quantized
 /// with `to` (scale, zero point) by the kernels below, so a table lookup gives the

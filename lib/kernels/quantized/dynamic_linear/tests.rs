@@ -110,15 +110,20 @@ fn conv_fast_path_equals_the_reference() {
 
 #[test]
 fn matmul_fast_path_equals_the_reference() {
-    for (i, &(k, n, uint8, per_column, with_bias)) in [
-        (16usize, 8usize, false, false, false),
-        (37, 70, true, true, true),
-        (64, 33, false, true, true),
+    // The last two have rows enough for four tiles at once and several blocks of
+    // rows, and (k = 512) several tasks quantizing the packed rows.
+    for (i, &(lead, k, n, uint8, per_column, with_bias)) in [
+        (&[3usize, 5][..], 16usize, 8usize, false, false, false),
+        (&[3, 5], 37, 70, true, true, true),
+        (&[3, 5], 64, 33, false, true, true),
+        (&[2, 40], 150, 70, false, false, true),
+        (&[300], 512, 40, true, true, false),
     ]
     .iter()
     .enumerate()
     {
-        let a = floats(3 * 5 * k, 20 + i as u64);
+        let m: usize = lead.iter().product();
+        let a = floats(m * k, 20 + i as u64);
         let raw = floats(k * n, 30 + i as u64);
         let b = if uint8 {
             Data::U8(raw.iter().map(|v| (v * 40.0 + 128.0) as u8).collect())
@@ -144,7 +149,7 @@ fn matmul_fast_path_equals_the_reference() {
             Value::None
         };
         let args = [
-            tensor(&[3, 5, k], Data::F32(a)),
+            tensor(&[lead, &[k]].concat(), Data::F32(a)),
             tensor(&[k, n], b),
             zp,
             scale,
