@@ -10,6 +10,12 @@ pub(super) trait Entry: Copy + Default + Send + Sync {
     /// with `first < channels`. Returns false, having written nothing, where the CPU
     /// or the operands do not suit the gather path.
     fn gather(x: &[u8], table: &[Self], channels: usize, first: usize, out: &mut [Self]) -> bool;
+
+    /// `out[i] = row[x[i]]` for one row; false, having written nothing, where the
+    /// gather path does not apply (byte rows have byte permutes instead).
+    fn gather_row(_x: &[u8], _row: &[Self; 256], _out: &mut [Self]) -> bool {
+        false
+    }
 }
 
 /// Fewest channels for the gather path: a block of sixteen lanes then wraps around
@@ -44,6 +50,18 @@ impl Entry for u8 {
 }
 
 impl Entry for f32 {
+    fn gather_row(x: &[u8], row: &[f32; 256], out: &mut [f32]) -> bool {
+        if !crate::kernels::isa::Isa::Avx512Vnni.available() || x.len() < out.len() {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX-512 was detected; every index is a byte, inside the 256-entry row.
+        unsafe {
+            gather_row_floats(x, row, out)
+        };
+        cfg!(target_arch = "x86_64")
+    }
+
     fn gather(x: &[u8], table: &[f32], channels: usize, first: usize, out: &mut [f32]) -> bool {
         if !suits(table.len(), x, channels, first, out.len()) {
             return false;
@@ -145,6 +163,29 @@ unsafe fn gather_floats(x: &[u8], table: &[f32], channels: usize, first: usize, 
     tail(x, table, channels, first, out, whole * LANES);
 }
 
+/// # Safety
+/// AVX-512 F is available; `x` holds at least `out.len()` bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gather_row_floats(x: &[u8], row: &[f32; 256], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let (blocks, _) = out.as_chunks_mut::<LANES>();
+    let whole = blocks.len();
+    for (b, dst) in blocks.iter_mut().enumerate() {
+        // SAFETY: `x` holds `out.len()` bytes, so this block's sixteen.
+        let q = _mm512_cvtepu8_epi32(unsafe {
+            _mm_loadu_si128(x.as_ptr().add(b * LANES) as *const __m128i)
+        });
+        // SAFETY: every index is below 256, inside the row.
+        let v = unsafe { _mm512_i32gather_ps::<4>(q, row.as_ptr()) };
+        // SAFETY: `dst` is sixteen floats.
+        unsafe { _mm512_storeu_ps(dst.as_mut_ptr(), v) };
+    }
+    for (y, &q) in out[whole * LANES..].iter_mut().zip(&x[whole * LANES..]) {
+        *y = row[usize::from(q)];
+    }
+}
+
 /// The elements from `from` on, one by one.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -201,6 +242,24 @@ mod tests {
                 cfg!(target_arch = "x86_64") && crate::kernels::isa::Isa::Avx512Vnni.available()
             );
         }
+    }
+
+    #[test]
+    fn one_row_gathers_read_it_at_each_byte() {
+        let row: [f32; 256] = std::array::from_fn(|i| i as f32 * -0.75 + 3.0);
+        for len in [0usize, 5, 16, 37, 1000] {
+            let mut x = test_bytes(len as u64 + 1, len);
+            if let Some(last) = x.last_mut() {
+                *last = 255;
+            }
+            let mut got = vec![0f32; len];
+            if f32::gather_row(&x, &row, &mut got) {
+                let want: Vec<f32> = x.iter().map(|&q| row[usize::from(q)]).collect();
+                assert_eq!(got, want, "{len}");
+            }
+        }
+        // Bytes have byte permutes instead.
+        assert!(!u8::gather_row(&[1], &[0; 256], &mut [0]));
     }
 
     #[test]

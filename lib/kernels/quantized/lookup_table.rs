@@ -181,6 +181,9 @@ fn look_up<T: Entry>(x: &[u8], table: &[T], channels: usize, inner: usize) -> Ve
     let work = |(k, out): (usize, &mut [T])| {
         let start = k * CHUNK;
         let x = &x[start..start + out.len()];
+        if channels == 1 && T::gather_row(x, rows[0], out) {
+            return;
+        }
         if inner == 1 {
             // Channels along the last axis: the row changes at every element.
             let mut channel = start % channels;
@@ -199,8 +202,10 @@ fn look_up<T: Entry>(x: &[u8], table: &[T], channels: usize, inner: usize) -> Ve
             let channel = (at / inner) % channels;
             let run = (inner - at % inner).min(out.len() - i);
             let row = rows[channel];
-            for (y, &q) in out[i..i + run].iter_mut().zip(&x[i..i + run]) {
-                *y = row[usize::from(q)];
+            if !T::gather_row(&x[i..i + run], row, &mut out[i..i + run]) {
+                for (y, &q) in out[i..i + run].iter_mut().zip(&x[i..i + run]) {
+                    *y = row[usize::from(q)];
+                }
             }
             i += run;
         }
