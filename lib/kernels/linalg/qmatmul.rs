@@ -311,49 +311,13 @@ impl<E: Epilogue> Product<'_, E> {
     }
 }
 
-/// The float product of dynamic quantization: `a` (uint8, zero point `a_zero`) times
-/// b, each column's int32 sums converted to f32, times `multipliers[column]`, plus
-/// `bias[column]` when given. `None` where the reference kernel should decide.
-pub fn run_rescaled(
-    isa: Isa,
-    a: &Tensor,
-    a_zero: u8,
-    w: &MatmulWeights,
-    multipliers: &[f32],
-    bias: Option<&[f32]>,
-) -> Result<Option<Tensor>> {
-    let n = w.n;
-    let Some((bytes, 0)) = shifted(&a.data, false) else {
-        return Ok(None);
-    };
-    if a.rank() == 0
-        || w.k == 0
-        || a.shape[a.rank() - 1] != w.k
-        || multipliers.len() != n
-        || bias.is_some_and(|b| b.len() != n)
-    {
-        return Ok(None);
-    }
-    let out = Rescale {
-        bias: bias.is_some(),
-    };
-    let (shape, y) = product(
-        isa,
-        &a.shape[..a.rank() - 1],
-        &bytes,
-        a_zero as i32,
-        w,
-        multipliers.to_vec(),
-        bias.unwrap_or(&[]),
-        out,
-    )?;
-    Ok(Some(Tensor::new(shape, Data::F32(y))?))
-}
-
-/// `run_rescaled` of an `a` its caller quantized straight into `qgemm`'s packed left
-/// operand: `rows` holds a's rows (`lead` its dimensions but the last, which is b's
-/// `k`) `qgemm::lhs_stride(k)` bytes apart, zero padded to whole quads and tiles
-/// (`qgemm::padded_rows`). `None` where the reference kernel should decide.
+/// The float product of dynamic quantization: `a`, quantized by the caller straight
+/// into `qgemm`'s packed left operand (uint8, zero point `a_zero`), times b, each
+/// column's int32 sums converted to f32, times `multipliers[column]`, plus
+/// `bias[column]` when given. `rows` holds a's rows (`lead` its dimensions but the
+/// last, which is b's `k`) `qgemm::lhs_stride(k)` bytes apart, zero padded to whole
+/// quads and tiles (`qgemm::padded_rows`). `None` where the reference kernel should
+/// decide.
 pub fn run_rescaled_packed(
     isa: Isa,
     lead: &[usize],
