@@ -100,13 +100,23 @@ fn first_channels(first: usize, channels: i32) -> std::arch::x86_64::__m512i {
     _mm512_mask_sub_epi32(ch, past, ch, n)
 }
 
+/// Each whole block of sixteen elements of `out` with its indices `channel·256 + x[i]`
+/// (`put` gathers and stores them), then the rest one by one.
+///
 /// # Safety
-/// AVX-512 F and BW are available; `first < channels ≥ 16`, `channels·256` fits i32,
-/// `table` holds at least `channels·256` entries, a multiple of 4, `x` at least
-/// `out.len()`.
+/// AVX-512 F is available; `first < channels ≥ 16`, `channels·256` fits i32, `table`
+/// holds at least `channels·256` entries, `x` at least `out.len()` bytes.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn gather_bytes(x: &[u8], table: &[u8], channels: usize, first: usize, out: &mut [u8]) {
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn each_block<T: Copy>(
+    x: &[u8],
+    table: &[T],
+    channels: usize,
+    first: usize,
+    out: &mut [T],
+    mut put: impl FnMut(std::arch::x86_64::__m512i, &mut [T; LANES]),
+) {
     use std::arch::x86_64::*;
     let n = _mm512_set1_epi32(channels as i32);
     let mut ch = first_channels(first, channels as i32);
@@ -117,50 +127,52 @@ unsafe fn gather_bytes(x: &[u8], table: &[u8], channels: usize, first: usize, ou
         let q = _mm512_cvtepu8_epi32(unsafe {
             _mm_loadu_si128(x.as_ptr().add(b * LANES) as *const __m128i)
         });
-        let at = _mm512_add_epi32(_mm512_slli_epi32(ch, 8), q);
-        // The aligned word holding byte `at`, then that byte.
-        // SAFETY: `at < channels·256 ≤ table.len()`, a multiple of 4, so the word
-        // `at / 4` lies inside the table.
-        let words = unsafe {
-            _mm512_i32gather_epi32::<4>(_mm512_srli_epi32(at, 2), table.as_ptr() as *const i32)
-        };
-        let shift = _mm512_slli_epi32(_mm512_and_si512(at, _mm512_set1_epi32(3)), 3);
-        let bytes = _mm512_srlv_epi32(words, shift);
-        // SAFETY: `dst` is sixteen bytes.
-        unsafe {
-            _mm_storeu_si128(
-                dst.as_mut_ptr() as *mut __m128i,
-                _mm512_cvtepi32_epi8(bytes),
-            )
-        };
+        put(_mm512_add_epi32(_mm512_slli_epi32(ch, 8), q), dst);
         ch = next_channels(ch, n);
     }
     tail(x, table, channels, first, out, whole * LANES);
 }
 
 /// # Safety
-/// As `gather_bytes`, but any table length of at least `channels·256`.
+/// AVX-512 F and BW are available; as `each_block`, and `table`'s length is a multiple
+/// of 4.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn gather_bytes(x: &[u8], table: &[u8], channels: usize, first: usize, out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let words = table.as_ptr() as *const i32;
+    let put = |at: __m512i, dst: &mut [u8; LANES]| {
+        // The aligned word holding byte `at`, then that byte.
+        // SAFETY: `at < channels·256 ≤ table.len()`, a multiple of 4, so the word
+        // `at / 4` lies inside the table; `dst` is sixteen bytes.
+        unsafe {
+            let word = _mm512_i32gather_epi32::<4>(_mm512_srli_epi32(at, 2), words);
+            let shift = _mm512_slli_epi32(_mm512_and_si512(at, _mm512_set1_epi32(3)), 3);
+            let bytes = _mm512_cvtepi32_epi8(_mm512_srlv_epi32(word, shift));
+            _mm_storeu_si128(dst.as_mut_ptr() as *mut __m128i, bytes);
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { each_block(x, table, channels, first, out, put) }
+}
+
+/// # Safety
+/// As `each_block`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn gather_floats(x: &[u8], table: &[f32], channels: usize, first: usize, out: &mut [f32]) {
     use std::arch::x86_64::*;
-    let n = _mm512_set1_epi32(channels as i32);
-    let mut ch = first_channels(first, channels as i32);
-    let (blocks, _) = out.as_chunks_mut::<LANES>();
-    let whole = blocks.len();
-    for (b, dst) in blocks.iter_mut().enumerate() {
-        // SAFETY: `x` holds `out.len()` bytes, so this block's sixteen.
-        let q = _mm512_cvtepu8_epi32(unsafe {
-            _mm_loadu_si128(x.as_ptr().add(b * LANES) as *const __m128i)
-        });
-        let at = _mm512_add_epi32(_mm512_slli_epi32(ch, 8), q);
-        // SAFETY: `at < channels·256 ≤ table.len()`.
-        let v = unsafe { _mm512_i32gather_ps::<4>(at, table.as_ptr()) };
-        // SAFETY: `dst` is sixteen floats.
-        unsafe { _mm512_storeu_ps(dst.as_mut_ptr(), v) };
-        ch = next_channels(ch, n);
-    }
-    tail(x, table, channels, first, out, whole * LANES);
+    let put = |at: __m512i, dst: &mut [f32; LANES]| {
+        // SAFETY: `at < channels·256 ≤ table.len()`; `dst` is sixteen floats.
+        unsafe {
+            _mm512_storeu_ps(
+                dst.as_mut_ptr(),
+                _mm512_i32gather_ps::<4>(at, table.as_ptr()),
+            )
+        }
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { each_block(x, table, channels, first, out, put) }
 }
 
 /// # Safety
