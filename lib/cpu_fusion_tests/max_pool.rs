@@ -2,6 +2,7 @@ use super::fused_plan;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
 use crate::kernels::tensor::{Data, Tensor};
+use crate::runtime::plan::Plan;
 
 /// A 2x2/2 max pool of a 4x4 uint8 tensor wrapped in Q/DQ with parameters
 /// (0.5, 10) in and (`y_scale`, `y_zero`) out.
@@ -109,4 +110,74 @@ fn the_same_parameters_pool_the_integers() {
     assert!(ops.contains(&"torch.aten.max_pool2d".to_string()));
     // (q - 10) * 0.5 / 1 + 10, rounded half to even: 9 -> 9.5 -> 10, 255 -> 132.5 -> 132.
     assert_eq!(y.data, Data::U8(vec![10, 132, 10, 12]));
+}
+
+/// ReLU of a dequantized `[1,2,7,9]` tensor of `storage` (ui8 or si8, zero point
+/// `zero`), a 3x3/2 max pool with padding 1, and the pool quantized: both returned.
+fn relu_pool(storage: &str, zero: i64) -> String {
+    let (q, code) = match storage {
+        "ui8" => ("!torch.quint8", 13),
+        _ => ("!torch.qint8", 12),
+    };
+    format!(
+        r#"func.func @main(%arg0: !torch.vtensor<[1,2,7,9],{storage}>) -> (!torch.vtensor<[1,2,4,5],f32>, !torch.vtensor<[1,2,4,5],{q}>) {{
+  %s = "torch.constant.float"() {{value = 3.000000e-01 : f64}} : () -> !torch.float
+  %z = "torch.constant.int"() {{value = {zero} : i64}} : () -> !torch.int
+  %q = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %s, %z) : (!torch.vtensor<[1,2,7,9],{storage}>, !torch.float, !torch.int) -> !torch.vtensor<[1,2,7,9],{q}>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[1,2,7,9],{q}>) -> !torch.vtensor<[1,2,7,9],f32>
+  %r = "torch.aten.relu"(%x) : (!torch.vtensor<[1,2,7,9],f32>) -> !torch.vtensor<[1,2,7,9],f32>
+  %three = "torch.constant.int"() {{value = 3 : i64}} : () -> !torch.int
+  %two = "torch.constant.int"() {{value = 2 : i64}} : () -> !torch.int
+  %one = "torch.constant.int"() {{value = 1 : i64}} : () -> !torch.int
+  %k = "torch.prim.ListConstruct"(%three, %three) : (!torch.int, !torch.int) -> !torch.list<int>
+  %st = "torch.prim.ListConstruct"(%two, %two) : (!torch.int, !torch.int) -> !torch.list<int>
+  %p = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %false = "torch.constant.bool"() {{value = false}} : () -> !torch.bool
+  %m = "torch.aten.max_pool2d"(%r, %k, %st, %p, %p, %false) : (!torch.vtensor<[1,2,7,9],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,2,4,5],f32>
+  %ys = "torch.constant.float"() {{value = 1.000000e-01 : f64}} : () -> !torch.float
+  %yz = "torch.constant.int"() {{value = 0 : i64}} : () -> !torch.int
+  %dtype = "torch.constant.int"() {{value = {code} : i64}} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%m, %ys, %yz, %dtype) : (!torch.vtensor<[1,2,4,5],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,2,4,5],{q}>
+  return %m, %y : !torch.vtensor<[1,2,4,5],f32>, !torch.vtensor<[1,2,4,5],{q}>
+}}"#
+    )
+}
+
+#[test]
+fn a_pool_of_a_relu_table_pools_the_bytes_with_the_float_results() {
+    use crate::transforms::compose_lookups;
+    for (storage, zero) in [("ui8", 140), ("si8", -20)] {
+        let source = relu_pool(storage, zero);
+        let context = new_context();
+        let bytes: Vec<u8> = (0..2 * 7 * 9).map(|i| ((i * 83 + 5) % 256) as u8).collect();
+        let x = match storage {
+            "ui8" => Data::U8(bytes),
+            _ => Data::I8(bytes.into_iter().map(|b| b as i8).collect()),
+        };
+        let x = Tensor::new(vec![1, 2, 7, 9], x).unwrap();
+        let unfused = Plan::new(&parse_module(&context, &source, "test").unwrap()).unwrap();
+        let want = unfused.run(vec![x.clone()]).unwrap();
+        let mut module = parse_module(&context, &source, "test").unwrap();
+        crate::transforms::fuse_for_cpu(&context, &mut module).unwrap();
+        compose_lookups(&context, &mut module).unwrap();
+        let plan = Plan::new(&module).unwrap();
+        let ops: Vec<String> = plan.step_ops().iter().map(|s| s.to_string()).collect();
+        assert!(ops.contains(&"qlower.qmax_pool".to_string()), "{ops:?}");
+        assert!(
+            !ops.contains(&"torch.aten.max_pool2d".to_string()),
+            "{ops:?}"
+        );
+        assert!(
+            !ops.contains(&"torch.aten.quantize_per_tensor".to_string()),
+            "{ops:?}"
+        );
+        let got = plan.run(vec![x]).unwrap();
+        let (Data::F32(a), Data::F32(b)) = (&got[0].data, &want[0].data) else {
+            panic!("float results expected");
+        };
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(a), bits(b), "{storage}");
+        assert_eq!(got[1].data, want[1].data, "{storage}");
+        assert_eq!(got[1].quant, want[1].quant, "{storage}");
+    }
 }

@@ -44,7 +44,7 @@ pub const QAVG_POOL_OVER_INPUTS: &str = "qlower.qavg_pool_over_inputs";
 /// scale and zero point).
 pub const QLINEAR_CAT: &str = "qlower.qlinear_cat";
 /// A max pool on the integers: x, kernel, stride, padding, dilation, ceil_mode,
-/// y_scale, y_zero_point.
+/// y_scale, y_zero_point (or none, none: the result keeps x's parameters).
 pub const QMAX_POOL: &str = "qlower.qmax_pool";
 /// Dynamic quantization of a float input (DynamicQuantizeLinear: the scale and zero
 /// point from its range), then ConvInteger with 8-bit weights, and the float

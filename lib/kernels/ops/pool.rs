@@ -296,7 +296,8 @@ fn max_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
 /// `quantize_per_tensor(max_poolNd(dequantize(x)))` with the quantize's parameters
 /// equal to x's, run on x's 8-bit integers (`qlower.qmax_pool`, see
 /// `transforms::cpu_fusion::max_pool`). Operands: x, kernel, stride, padding,
-/// dilation, ceil_mode, y_scale, y_zero_point. A window wholly in the padding gives
+/// dilation, ceil_mode, y_scale, y_zero_point (both `none`: the result keeps x's
+/// quantization, as `compose-lookups` writes it). A window wholly in the padding gives
 /// the type's lowest value, as quantizing -inf does.
 pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
@@ -346,10 +347,13 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
         (other, _) => bail!("a quantized max pool of {} values", other.dtype()),
     };
     let mut t = Tensor::new(windows.shape(), data)?;
-    t.quant = Some(Quant::PerTensor {
-        scale: args::float(c, 6)?,
-        zero_point: args::int(c, 7)?,
-    });
+    t.quant = match (c.arg(6)?, c.arg(7)?) {
+        (Value::None, Value::None) => x.quant.clone(),
+        _ => Some(Quant::PerTensor {
+            scale: args::float(c, 6)?,
+            zero_point: args::int(c, 7)?,
+        }),
+    };
     args::ret(c, t)
 }
 

@@ -5,13 +5,15 @@
 //! whose table is the product's own kernel evaluated on every byte x can hold, beside
 //! the first table's value for it. The binary kernel computes each element from its
 //! two operands' elements only, so the table gives its bytes exactly; one pass over x
-//! replaces two.
+//! replaces two. The pass also moves float lookups past max pools (`pooled_lookup`)
+//! and into the quantize that reads them (`requantized_lookup`).
 
 use anyhow::Result;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Value as MlirValue, ValueLike};
 use melior::{Context, IrRewriter};
 
+use super::{pooled_lookup, requantized_lookup};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qlower;
 use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
@@ -31,10 +33,18 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
     let mut composed = 0;
     for block in module_blocks(module) {
         for op in operations(block) {
+            // Block order: a pool rewritten here feeds the quantize visited after it.
             let kernel: Kernel = match op_name(op).as_str() {
                 qlower::QLINEAR_MUL => qlinear_mul,
                 qlower::QLINEAR_ADD => qlinear_add,
-                _ => continue,
+                "torch.aten.quantize_per_tensor" => {
+                    composed += requantize(context, &rewriter, op)?;
+                    continue;
+                }
+                _ => {
+                    composed += pool_bytes(context, &rewriter, op)?;
+                    continue;
+                }
             };
             let Some((x, axis, table)) = composition(op, kernel) else {
                 continue;
@@ -53,6 +63,68 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
         }
     }
     Ok(composed)
+}
+
+/// Rewrites `op` when it is a quantize of a float lookup (`requantized_lookup`); 1 if
+/// it did.
+fn requantize<'c>(
+    context: &'c Context,
+    rewriter: &IrRewriter<'c>,
+    op: OperationRef<'c, '_>,
+) -> Result<usize> {
+    let Some((x, axis, table)) = requantized_lookup::match_quantize(op) else {
+        return Ok(0);
+    };
+    rewriter.as_rewriter_base().set_insertion_point_before(op);
+    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
+    let table = materialize(&b, &table)?;
+    let operands = [x, table, axis, op.operand(1)?, op.operand(2)?];
+    let ty = op.result(0)?.r#type();
+    let lookup = b.op(qlower::QLINEAR_LOOKUP, &operands, &[ty], &[])?;
+    let result: MlirValue = lookup.result(0)?.into();
+    rewriter
+        .as_rewriter_base()
+        .replace_op_with_values(op, &[result]);
+    Ok(1)
+}
+
+/// Rewrites `op` when it is a max pool of a float lookup (`pooled_lookup`); 1 if it
+/// did.
+fn pool_bytes<'c>(
+    context: &'c Context,
+    rewriter: &IrRewriter<'c>,
+    op: OperationRef<'c, '_>,
+) -> Result<usize> {
+    let Some(m) = pooled_lookup::match_pool(op) else {
+        return Ok(0);
+    };
+    rewriter.as_rewriter_base().set_insertion_point_before(op);
+    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
+    // No scale and zero point: the pooled bytes keep x's own.
+    let none = b.none()?;
+    let mut operands = vec![m.x];
+    for i in 1..6 {
+        operands.push(op.operand(i)?);
+    }
+    operands.extend([none, none]);
+    let pooled = b.op(
+        qlower::QMAX_POOL,
+        &operands,
+        &[b.tensor_type(&m.pooled_type)?],
+        &[],
+    )?;
+    let ty = op.result(0)?.r#type();
+    let lookup = b.op(
+        qlower::DEQUANTIZED_LOOKUP,
+        &[pooled.result(0)?.into(), m.table, m.axis],
+        &[ty],
+        &[],
+    )?;
+    let result: MlirValue = lookup.result(0)?.into();
+    rewriter
+        .as_rewriter_base()
+        .replace_op_with_values(op, &[result]);
+    Ok(1)
 }
 
 /// x, the lookup's axis operand and the composed `[1, 256]` table, when `op` (operands

@@ -11,7 +11,9 @@
 //! and returns a `Fusion` or declines. `sink_dequantize` is the pass the CPU pipelines
 //! run first: it moves quantized integers instead of dequantized floats, so that the
 //! matchers see each dequantize next to what consumes it. `compose_lookups` runs after
-//! it: a fused product or sum of a tensor and its own lookup becomes one lookup.
+//! it: a fused product or sum of a tensor and its own lookup becomes one lookup, a max
+//! pool of an ascending float lookup pools the bytes first (`pooled_lookup`), and a
+//! quantize of a float lookup becomes a byte lookup (`requantized_lookup`).
 //!
 //! Every match is found first, on the IR as the lowering wrote it, and only then are
 //! the ops rewritten. Matchers read their neighbourhood: a QDQ convolution finds its
@@ -30,6 +32,8 @@ mod elementwise;
 mod lookup_table;
 mod max_pool;
 mod nbits;
+mod pooled_lookup;
+mod requantized_lookup;
 mod sink_dequantize;
 
 pub use compose_lookups::compose_lookups;
