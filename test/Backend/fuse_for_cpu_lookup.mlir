@@ -88,3 +88,26 @@ func.func @declined(%arg0: !torch.vtensor<[2,3],ui8>, %arg1: !torch.vtensor<[2,3
   %r2 = "torch.aten.int_repr"(%q2) : (!torch.vtensor<[2,3],!torch.quint8>) -> !torch.vtensor<[2,3],ui8>
   return %r1, %r2 : !torch.vtensor<[2,3],ui8>, !torch.vtensor<[2,3],ui8>
 }
+
+// -----
+
+// A requantization, quantize(dequantize(q)) with other parameters, is a table too:
+// (q - 128)·0.5 quantized with 0.25 and zero point 3, rounded half to even and
+// saturated, so bytes 0..126 give 0 and byte 128 gives 3.
+// CHECK-LABEL: func.func @requantize(
+// CHECK: %[[T:.+]] = "torch.vtensor.literal"() {value = dense<"0x0000{{(00)+}}01030507{{[0-9A-F]+}}FFFF"> : tensor<1x256xui8>}
+// CHECK: %[[Y:.+]] = "qlower.qlinear_lookup"(%arg0, %[[T]],
+// CHECK-NOT: torch.aten.quantize_per_tensor
+// CHECK: return
+func.func @requantize(%arg0: !torch.vtensor<[8],ui8>) -> !torch.vtensor<[8],ui8> {
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %q = "torch.aten._make_per_tensor_quantized_tensor"(%arg0, %s, %z) : (!torch.vtensor<[8],ui8>, !torch.float, !torch.int) -> !torch.vtensor<[8],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[8],!torch.quint8>) -> !torch.vtensor<[8],f32>
+  %ys = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %yz = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%x, %ys, %yz, %dt) : (!torch.vtensor<[8],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[8],!torch.quint8>
+  %r = "torch.aten.int_repr"(%y) : (!torch.vtensor<[8],!torch.quint8>) -> !torch.vtensor<[8],ui8>
+  return %r : !torch.vtensor<[8],ui8>
+}

@@ -120,7 +120,7 @@ pub fn match_float<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a
     let result: MlirValue = op.result(0).ok()?.into();
     // Finding the function is bounded by `MAX_OPS`; finding users scans the block, so
     // it comes after (a long float chain has no dequantized input to find).
-    let function = Function::find(result, op)?;
+    let function = Function::find(result, op).filter(|f| !f.ops.is_empty())?;
     let users = users_after(op, result);
     if users.is_empty()
         || users.iter().any(|u| {
@@ -220,7 +220,9 @@ impl<'c: 'a, 'a> Function<'c, 'a> {
             }
             at = op.next_in_block();
         }
-        if ops.len() != members.len() || ops.is_empty() {
+        // No ops at all is a requantization, `quantize(dequantize(q))` with other
+        // parameters: a table too.
+        if ops.len() != members.len() {
             return None;
         }
         // The floats must not be read elsewhere: the fused op replaces only the root.
