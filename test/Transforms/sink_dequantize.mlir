@@ -90,3 +90,65 @@ func.func @left_alone(%arg0: !torch.vtensor<[2,2],ui8>, %arg1: !torch.vtensor<[2
   %y = "torch.aten.quantize_per_tensor"(%fa, %s2, %z, %dt) : (!torch.vtensor<[2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[2,2],!torch.quint8>
   return %c, %r, %y : !torch.vtensor<[4,2],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[2,2],!torch.quint8>
 }
+
+// -----
+
+// Zero point 0 for uint8: quantizing clamps the negatives to 0 already, as ONNX Runtime's
+// Relu removal assumes.
+// CHECK-LABEL: func.func @relu_before_uint8_zero(
+// CHECK: %[[Y:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK-NOT: torch.aten.relu
+// CHECK: return %[[Y]]
+func.func @relu_before_uint8_zero(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %r = "torch.aten.relu"(%arg0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%r, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}
+
+// -----
+
+// Zero point -128 for int8: the same.
+// CHECK-LABEL: func.func @relu_before_int8_lowest(
+// CHECK: "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK-NOT: torch.aten.relu
+func.func @relu_before_int8_lowest(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.qint8> {
+  %r = "torch.aten.relu"(%arg0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = -128 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 12 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%r, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.qint8>
+  return %y : !torch.vtensor<[4],!torch.qint8>
+}
+
+// -----
+
+// Kept: with zero point 3, negative values would quantize below 3.
+// CHECK-LABEL: func.func @relu_kept_for_other_zero_point(
+// CHECK: %[[R:.+]] = "torch.aten.relu"(%arg0)
+// CHECK: "torch.aten.quantize_per_tensor"(%[[R]],
+func.func @relu_kept_for_other_zero_point(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %r = "torch.aten.relu"(%arg0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%r, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}
+
+// -----
+
+// Kept: the ReLU's floats are returned too.
+// CHECK-LABEL: func.func @relu_kept_when_read_twice(
+// CHECK: %[[R:.+]] = "torch.aten.relu"(%arg0)
+// CHECK: "torch.aten.quantize_per_tensor"(%[[R]],
+func.func @relu_kept_when_read_twice(%arg0: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],!torch.quint8>, !torch.vtensor<[4],f32>) {
+  %r = "torch.aten.relu"(%arg0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%r, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y, %r : !torch.vtensor<[4],!torch.quint8>, !torch.vtensor<[4],f32>
+}

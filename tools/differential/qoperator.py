@@ -12,7 +12,8 @@ Five families:
 - all pairs: QLinearAdd and QLinearMul on every pair of 8-bit values (65,536 elements,
   broadcast or not), and the QDQ form Q/DQ -> Add/Mul -> Q/DQ, which ONNX Runtime fuses
   into them, with scales that put many results within float32 rounding of a rounding
-  tie;
+  tie, and Q/DQ -> Add -> Relu -> Q/DQ with the output's zero point at the type's
+  lowest value, whose Relu ONNX Runtime drops before fusing;
 - exact: QLinearAveragePool and QLinearGlobalAveragePool whose output scale and zero
   point equal the input's, as quantizers write them, which puts many averages on an
   exact .5; QLinearSoftmax with any logits, y_scale (1/256, and 1/255 as QDQ models
@@ -297,18 +298,28 @@ def gen_all_pairs(rng, op, broadcast):
     return m, {"A": a, "B": b}
 
 
-def gen_qdq_all_pairs(rng, op, dt):
+def gen_qdq_all_pairs(rng, op, dt, relu=False):
     """The QDQ form of `gen_all_pairs` (flat): float inputs that QuantizeLinear maps to
     every pair of 8-bit values, each through its own QuantizeLinear -> DequantizeLinear
     pair, `op` (Add or Mul), then QuantizeLinear -> DequantizeLinear. ONNX Runtime fuses
-    it into QLinearAdd/QLinearMul, after turning int8 pairs into uint8 ones on x86-64."""
+    it into QLinearAdd/QLinearMul, after turning int8 pairs into uint8 ones on x86-64.
+    With `relu`, a Relu follows `op` and the output's zero point is the type's lowest
+    value: ONNX Runtime then drops the Relu and fuses the rest the same way (a ResNet's
+    residual Add -> Relu as `qlower quantize` leaves it)."""
     lo, hi = (0, 255) if dt == TensorProto.UINT8 else (-128, 127)
     if op == "Mul":
         scales = [float(rng.choice([0.1, 0.3, 0.7, 0.03])), float(rng.choice([0.1, 0.3, 0.019]))]
         scales.append(scales[0] * scales[1] * float(rng.choice([2, 4, 2 / 3, 2 / 5])))
+    elif relu:
+        # s, s, 2s: ONNX Runtime's ratios are exactly 1/2, so every odd sum is an exact
+        # .5 tie there, while the literal float sum lands either side of it.
+        s = float(rng.choice([0.1, 0.3, 0.07]))
+        scales = [s, s, 2 * s]
     else:
         scales = [float(rng.uniform(0.005, 0.1)) for _ in range(3)]
     zero_points = [int(rng.integers(lo + 30, hi - 30)) for _ in range(3)]
+    if relu:
+        zero_points[2] = lo
     inits = []
     for prefix, scale, zp in zip("abc", scales, zero_points):
         inits += [numpy_helper.from_array(np.array(scale, np.float32), f"{prefix}_scale"),
@@ -318,8 +329,10 @@ def gen_qdq_all_pairs(rng, op, dt):
     for x, p in (("A", "a"), ("B", "b")):
         nodes += [n("QuantizeLinear", [x, f"{p}_scale", f"{p}_zero_point"], [f"{x}_q"]),
                   n("DequantizeLinear", [f"{x}_q", f"{p}_scale", f"{p}_zero_point"], [f"{x}_dq"])]
-    nodes += [n(op, ["A_dq", "B_dq"], ["C_float"]),
-              n("QuantizeLinear", ["C_float", "c_scale", "c_zero_point"], ["C_q"]),
+    nodes.append(n(op, ["A_dq", "B_dq"], ["C_sum" if relu else "C_float"]))
+    if relu:
+        nodes.append(n("Relu", ["C_sum"], ["C_float"]))
+    nodes += [n("QuantizeLinear", ["C_float", "c_scale", "c_zero_point"], ["C_q"]),
               n("DequantizeLinear", ["C_q", "c_scale", "c_zero_point"], ["C"])]
     f = TensorProto.FLOAT
     m = model_of(nodes, [qinfo("A", f, [1, 65536]), qinfo("B", f, [1, 65536])],
@@ -495,13 +508,14 @@ def main():
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:
                 failures.append(f"{label}: {why}")
-    for op in ("Add", "Mul"):
+    for op, relu in (("Add", False), ("Mul", False), ("Add", True)):
         for dt in (TensorProto.UINT8, TensorProto.INT8):
-            label = f"all_pairs_qdq_{op}_{'uint8' if dt == TensorProto.UINT8 else 'int8'}"
-            model, feeds = gen_qdq_all_pairs(rng, op, dt)
+            kind = f"{op}_relu" if relu else op
+            label = f"all_pairs_qdq_{kind}_{'uint8' if dt == TensorProto.UINT8 else 'int8'}"
+            model, feeds = gen_qdq_all_pairs(rng, op, dt, relu)
             why = check(args.qlower, work, label, model, feeds,
                         qoperator_models.dequantize_params(model))
-            family = f"all pairs/QDQ {op}"
+            family = f"all pairs/QDQ {kind}"
             ok, bad = counts.get(family, (0, 0))
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:
