@@ -152,3 +152,71 @@ func.func @relu_kept_when_read_twice(%arg0: !torch.vtensor<[4],f32>) -> (!torch.
   %y = "torch.aten.quantize_per_tensor"(%r, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
   return %y, %r : !torch.vtensor<[4],!torch.quint8>, !torch.vtensor<[4],f32>
 }
+
+// -----
+
+// Clip(0, 200) before a quantize to 0 .. 127.5 (scale 0.5, zero point 0): dropped.
+// CHECK-LABEL: func.func @clip_wider_than_the_range(
+// CHECK: "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK-NOT: torch.aten.clamp
+func.func @clip_wider_than_the_range(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %lo = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+  %hi = "torch.constant.float"() {value = 2.000000e+02 : f64} : () -> !torch.float
+  %c = "torch.aten.clamp"(%arg0, %lo, %hi) : (!torch.vtensor<[4],f32>, !torch.float, !torch.float) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%c, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}
+
+// -----
+
+// Clip with no upper bound: dropped too.
+// CHECK-LABEL: func.func @clip_without_upper_bound(
+// CHECK: "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK-NOT: torch.aten.clamp
+func.func @clip_without_upper_bound(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %lo = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+  %hi = "torch.constant.none"() : () -> !torch.none
+  %c = "torch.aten.clamp"(%arg0, %lo, %hi) : (!torch.vtensor<[4],f32>, !torch.float, !torch.none) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%c, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}
+
+// -----
+
+// clamp.Tensor with literal bounds -1 and 128: the range starts at 0, inside them.
+// CHECK-LABEL: func.func @clip_tensor_bounds(
+// CHECK: "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK-NOT: torch.aten.clamp
+func.func @clip_tensor_bounds(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %lo = "torch.vtensor.literal"() {value = dense<-1.000000e+00> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %hi = "torch.vtensor.literal"() {value = dense<1.280000e+02> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %c = "torch.aten.clamp.Tensor"(%arg0, %lo, %hi) : (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%c, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}
+
+// -----
+
+// Kept: Clip(0, 6) clamps below the range's top, 127.5.
+// CHECK-LABEL: func.func @clip_inside_the_range(
+// CHECK: %[[C:.+]] = "torch.aten.clamp"(%arg0,
+// CHECK: "torch.aten.quantize_per_tensor"(%[[C]],
+func.func @clip_inside_the_range(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],!torch.quint8> {
+  %lo = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+  %hi = "torch.constant.float"() {value = 6.000000e+00 : f64} : () -> !torch.float
+  %c = "torch.aten.clamp"(%arg0, %lo, %hi) : (!torch.vtensor<[4],f32>, !torch.float, !torch.float) -> !torch.vtensor<[4],f32>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %y = "torch.aten.quantize_per_tensor"(%c, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
+  return %y : !torch.vtensor<[4],!torch.quint8>
+}

@@ -12,8 +12,8 @@ Five families:
 - all pairs: QLinearAdd and QLinearMul on every pair of 8-bit values (65,536 elements,
   broadcast or not), and the QDQ form Q/DQ -> Add/Mul -> Q/DQ, which ONNX Runtime fuses
   into them, with scales that put many results within float32 rounding of a rounding
-  tie, and Q/DQ -> Add -> Relu -> Q/DQ with the output's zero point at the type's
-  lowest value, whose Relu ONNX Runtime drops before fusing;
+  tie, and Q/DQ -> Add -> Relu (or Clip) -> Q/DQ with the output's zero point at the
+  type's lowest value, whose Relu or Clip ONNX Runtime drops before fusing;
 - exact: QLinearAveragePool and QLinearGlobalAveragePool whose output scale and zero
   point equal the input's, as quantizers write them, which puts many averages on an
   exact .5; QLinearSoftmax with any logits, y_scale (1/256, and 1/255 as QDQ models
@@ -298,19 +298,20 @@ def gen_all_pairs(rng, op, broadcast):
     return m, {"A": a, "B": b}
 
 
-def gen_qdq_all_pairs(rng, op, dt, relu=False):
+def gen_qdq_all_pairs(rng, op, dt, activation=None):
     """The QDQ form of `gen_all_pairs` (flat): float inputs that QuantizeLinear maps to
     every pair of 8-bit values, each through its own QuantizeLinear -> DequantizeLinear
     pair, `op` (Add or Mul), then QuantizeLinear -> DequantizeLinear. ONNX Runtime fuses
     it into QLinearAdd/QLinearMul, after turning int8 pairs into uint8 ones on x86-64.
-    With `relu`, a Relu follows `op` and the output's zero point is the type's lowest
-    value: ONNX Runtime then drops the Relu and fuses the rest the same way (a ResNet's
-    residual Add -> Relu as `qlower quantize` leaves it)."""
+    With `activation` "Relu" (or "Clip" from 0 to 1000), it follows `op`, and the
+    output's zero point is the type's lowest value: ONNX Runtime then drops it and fuses
+    the rest the same way (a ResNet's residual Add -> Relu as `qlower quantize` leaves
+    it)."""
     lo, hi = (0, 255) if dt == TensorProto.UINT8 else (-128, 127)
     if op == "Mul":
         scales = [float(rng.choice([0.1, 0.3, 0.7, 0.03])), float(rng.choice([0.1, 0.3, 0.019]))]
         scales.append(scales[0] * scales[1] * float(rng.choice([2, 4, 2 / 3, 2 / 5])))
-    elif relu:
+    elif activation:
         # s, s, 2s: ONNX Runtime's ratios are exactly 1/2, so every odd sum is an exact
         # .5 tie there, while the literal float sum lands either side of it.
         s = float(rng.choice([0.1, 0.3, 0.07]))
@@ -318,7 +319,7 @@ def gen_qdq_all_pairs(rng, op, dt, relu=False):
     else:
         scales = [float(rng.uniform(0.005, 0.1)) for _ in range(3)]
     zero_points = [int(rng.integers(lo + 30, hi - 30)) for _ in range(3)]
-    if relu:
+    if activation:
         zero_points[2] = lo
     inits = []
     for prefix, scale, zp in zip("abc", scales, zero_points):
@@ -329,9 +330,13 @@ def gen_qdq_all_pairs(rng, op, dt, relu=False):
     for x, p in (("A", "a"), ("B", "b")):
         nodes += [n("QuantizeLinear", [x, f"{p}_scale", f"{p}_zero_point"], [f"{x}_q"]),
                   n("DequantizeLinear", [f"{x}_q", f"{p}_scale", f"{p}_zero_point"], [f"{x}_dq"])]
-    nodes.append(n(op, ["A_dq", "B_dq"], ["C_sum" if relu else "C_float"]))
-    if relu:
+    nodes.append(n(op, ["A_dq", "B_dq"], ["C_sum" if activation else "C_float"]))
+    if activation == "Relu":
         nodes.append(n("Relu", ["C_sum"], ["C_float"]))
+    elif activation == "Clip":
+        inits += [numpy_helper.from_array(np.array(0.0, np.float32), "clip_min"),
+                  numpy_helper.from_array(np.array(1000.0, np.float32), "clip_max")]
+        nodes.append(n("Clip", ["C_sum", "clip_min", "clip_max"], ["C_float"]))
     nodes += [n("QuantizeLinear", ["C_float", "c_scale", "c_zero_point"], ["C_q"]),
               n("DequantizeLinear", ["C_q", "c_scale", "c_zero_point"], ["C"])]
     f = TensorProto.FLOAT
@@ -508,11 +513,11 @@ def main():
             counts[family] = (ok + (why is None), bad + (why is not None))
             if why:
                 failures.append(f"{label}: {why}")
-    for op, relu in (("Add", False), ("Mul", False), ("Add", True)):
+    for op, activation in (("Add", None), ("Mul", None), ("Add", "Relu"), ("Add", "Clip")):
         for dt in (TensorProto.UINT8, TensorProto.INT8):
-            kind = f"{op}_relu" if relu else op
+            kind = f"{op}_{activation}" if activation else op
             label = f"all_pairs_qdq_{kind}_{'uint8' if dt == TensorProto.UINT8 else 'int8'}"
-            model, feeds = gen_qdq_all_pairs(rng, op, dt, relu)
+            model, feeds = gen_qdq_all_pairs(rng, op, dt, activation)
             why = check(args.qlower, work, label, model, feeds,
                         qoperator_models.dequantize_params(model))
             family = f"all pairs/QDQ {kind}"

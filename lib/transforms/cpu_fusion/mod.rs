@@ -33,6 +33,7 @@ mod lookup_table;
 mod max_pool;
 mod nbits;
 mod pooled_lookup;
+mod redundant_clamp;
 mod requantized_lookup;
 mod sink_dequantize;
 

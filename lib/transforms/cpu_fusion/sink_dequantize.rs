@@ -3,8 +3,8 @@
 //! dequantize follows it: `slice(dequantize(q))` becomes `dequantize(slice(q))`, and
 //! likewise reshapes, permutes, squeezes, selections, nearest-neighbour interpolation
 //! and a `cat` whose parts share one scale, zero point and type. Then `quantize_per_tensor(dequantize(q), s, z)` with q's
-//! own parameters is q itself, and a ReLU that only feeds a quantize whose zero point is
-//! the type's lowest value is dropped (`quantize_without_relu`).
+//! own parameters is q itself, and a ReLU or Clip that only feeds a quantize which
+//! clamps as much is dropped, as ONNX Runtime drops it (`redundant_clamp`).
 //!
 //! Why: QDQ models wrap Concat, Split, Reshape and Transpose in DequantizeLinear and
 //! QuantizeLinear with the neighbours' parameters, and ONNX Runtime drops those pairs.
@@ -21,11 +21,10 @@ use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
 use melior::{Context, IrRewriter};
 
 use super::conv_matmul::{Dequantized, quantized};
-use super::elementwise::users_after;
+use super::redundant_clamp;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
-use crate::kernels::tensor::dtype::DType;
+use crate::ir::matchers::{defining, named, op_name};
 use crate::kernels::tensor::value::Value;
 use crate::runtime::ir_values::constant_value;
 use crate::transforms::canonicalize_quant::same_value;
@@ -72,7 +71,7 @@ pub fn sink_dequantize(context: &Context, module: &mut Module) -> Result<usize> 
             } else if name == "torch.aten.quantize_per_tensor" {
                 match requantized_self(op) {
                     Some(q) => Some(q),
-                    None => quantize_without_relu(context, &rewriter, op)?,
+                    None => quantize_without_clamp(context, &rewriter, op)?,
                 }
             } else {
                 None
@@ -195,39 +194,18 @@ fn sink_cat<'c: 'a, 'a>(
     Ok(Some(b.aten_tensor("dequantize.self", &[joined], &float)?))
 }
 
-/// `quantize_per_tensor(x, s, z, dtype)` for `quantize_per_tensor(relu(x), s, z,
-/// dtype)` when z is the lowest value of the 8-bit result type, s is positive and
-/// nothing else reads the ReLU: quantizing clamps every negative x to z already, and 0
-/// quantizes to z. ONNX Runtime drops such a Relu before fusing the QDQ node groups
-/// around it (so DequantizeLinear → Add → Relu → QuantizeLinear runs as QLinearAdd);
-/// without it, `fuse-for-cpu` finds the same groups.
-fn quantize_without_relu<'c: 'a, 'a>(
+/// `quantize_per_tensor(x, s, z, dtype)` for a quantize of a ReLU or clamp of x that
+/// ONNX Runtime drops (`redundant_clamp`).
+fn quantize_without_clamp<'c: 'a, 'a>(
     context: &'c Context,
     rewriter: &'a IrRewriter<'c>,
     quantize: OperationRef<'c, 'a>,
 ) -> Result<Option<MlirValue<'c, 'a>>> {
-    let Some(relu) = quantize
-        .operand(0)
-        .ok()
-        .and_then(|v| named(v, "torch.aten.relu"))
-    else {
+    let Some(x) = redundant_clamp::unclamped(quantize) else {
         return Ok(None);
     };
-    let lowest =
-        match TensorType::parse(&quantize.result(0)?.r#type().to_string()).and_then(|t| t.dtype) {
-            Some(DType::QUInt8) => 0,
-            Some(DType::QInt8) => -128,
-            _ => return Ok(None),
-        };
-    let scale = constant_float(quantize.operand(1)?);
-    let zero_point = constant_int(quantize.operand(2)?);
-    let relu_result: MlirValue = relu.result(0)?.into();
-    let only_reader = users_after(relu, relu_result).len() == 1;
-    if zero_point != Some(lowest) || !scale.is_some_and(|s| s > 0.0) || !only_reader {
-        return Ok(None);
-    }
     let mut operands: Vec<MlirValue> = quantize.operands().collect();
-    operands[0] = relu.operand(0)?;
+    operands[0] = x;
     rewriter
         .as_rewriter_base()
         .set_insertion_point_before(quantize);
