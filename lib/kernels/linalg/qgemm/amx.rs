@@ -36,6 +36,30 @@ thread_local! {
     static CONFIGURED: Cell<bool> = const { Cell::new(false) };
 }
 
+/// The zero-padded last step of L's 32 rows and of the panel, kept per thread: clearing
+/// 4 KB on every call cost as much as a step when K is small (a pointwise conv over
+/// 24 channels is one padded step and nothing else).
+struct RestStep {
+    a: Lines<{ 2 * ROWS * STEP * 4 }>,
+    b: Lines<{ STEP * PANEL_ROW }>,
+    /// Quads per row the last call copied; every byte past them is zero.
+    written: usize,
+}
+
+/// Bytes on 64-byte lines, as tile rows load best.
+#[repr(C, align(64))]
+struct Lines<const N: usize>([u8; N]);
+
+thread_local! {
+    static REST: std::cell::RefCell<RestStep> = const {
+        std::cell::RefCell::new(RestStep {
+            a: Lines([0; 2 * ROWS * STEP * 4]),
+            b: Lines([0; STEP * PANEL_ROW]),
+            written: 0,
+        })
+    };
+}
+
 /// The 64-byte operand of `ldtilecfg`: palette 1, then each tile's bytes per row and
 /// rows; every tile is 16 rows of 64 bytes.
 #[repr(C, align(64))]
@@ -134,27 +158,37 @@ pub unsafe fn tiles4(
         };
     }
     if rest > 0 {
-        // The last quads, zero padded to a whole step: zeros add nothing.
-        let mut a = [0u8; 2 * ROWS * STEP * 4];
-        let mut b = [0u8; STEP * PANEL_ROW];
-        // SAFETY: the copies read the last `rest` quads of the 32 rows of L and of
-        // the panel, inside the bounds the caller guarantees; the padded step reads
-        // the two buffers.
-        unsafe {
-            for r in 0..2 * ROWS {
-                std::ptr::copy_nonoverlapping(
-                    lhs.add(r * lhs_stride + full * STEP * 4),
-                    a.as_mut_ptr().add(r * STEP * 4),
-                    rest * 4,
-                );
+        REST.with_borrow_mut(|buffers| {
+            let RestStep { a, b, written } = buffers;
+            // The last quads, zero padded to a whole step: zeros add nothing. Only
+            // quads an earlier call wrote past `rest` need clearing (one conv or
+            // matmul has one `rest`, so mostly none).
+            if *written > rest {
+                for row in a.0.chunks_exact_mut(STEP * 4) {
+                    row[rest * 4..*written * 4].fill(0);
+                }
+                b.0[rest * PANEL_ROW..*written * PANEL_ROW].fill(0);
             }
-            std::ptr::copy_nonoverlapping(
-                rhs.add(full * STEP * PANEL_ROW),
-                b.as_mut_ptr(),
-                rest * PANEL_ROW,
-            );
-            step(signs, a.as_ptr(), STEP * 4, b.as_ptr());
-        }
+            *written = rest;
+            // SAFETY: the copies read the last `rest` quads of the 32 rows of L and of
+            // the panel, inside the bounds the caller guarantees, into buffers of 32
+            // rows of a step and of a step of the panel; the padded step reads them.
+            unsafe {
+                for r in 0..2 * ROWS {
+                    std::ptr::copy_nonoverlapping(
+                        lhs.add(r * lhs_stride + full * STEP * 4),
+                        a.0.as_mut_ptr().add(r * STEP * 4),
+                        rest * 4,
+                    );
+                }
+                std::ptr::copy_nonoverlapping(
+                    rhs.add(full * STEP * PANEL_ROW),
+                    b.0.as_mut_ptr(),
+                    rest * PANEL_ROW,
+                );
+                step(signs, a.0.as_ptr(), STEP * 4, b.0.as_ptr());
+            }
+        });
     }
     // The four tiles are 32 consecutive rows of NR i32s (128 bytes each).
     let c = out.as_mut_ptr() as *mut u8;
