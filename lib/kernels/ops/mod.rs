@@ -17,6 +17,7 @@ pub mod layer_norm;
 pub mod logsumexp;
 pub mod math;
 mod max_pool_bytes;
+mod max_pool_small;
 pub mod nms;
 pub mod nonzero;
 pub mod norm;

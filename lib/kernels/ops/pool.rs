@@ -14,7 +14,7 @@ use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, Kernel, args};
 
-use super::max_pool_bytes;
+use super::{max_pool_bytes, max_pool_small};
 
 pub fn lookup(op: &str) -> Option<Kernel> {
     Some(match op {
@@ -311,6 +311,18 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
         input,
     };
     let bytes = |v: &[u8], flip: u8| -> Result<Vec<u8>> {
+        if let Some(axes) = small_stride_one(&sliding, &windows) {
+            let (oh, ow) = (windows.axes[0].len(), windows.axes[1].len());
+            let mut out = vec![0; result_count(&[windows.planes, oh, ow])?];
+            max_pool_small::max_pool(
+                v,
+                &mut out,
+                [windows.input[0], windows.input[1]],
+                axes,
+                flip,
+            );
+            return Ok(out);
+        }
         let [kernel, stride, padding, dilation] = sliding.axis(1).map(|v| v as usize);
         let cols = max_pool_bytes::Columns {
             kernel,
@@ -355,6 +367,25 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
         }),
     };
     args::ret(c, t)
+}
+
+/// The geometry of a 2-D stride-1 pool over small planes, for `max_pool_small`, when
+/// its output sizes are the windows'.
+fn small_stride_one(sliding: &Sliding, windows: &Windows) -> Option<[max_pool_small::Axis; 2]> {
+    let [ih, iw] = [*windows.input.first()?, *windows.input.get(1)?];
+    if windows.input.len() != 2 || ih * iw > max_pool_small::MAX_PLANE {
+        return None;
+    }
+    let axis = |i: usize, size: usize| {
+        let [k, s, p, d] = sliding.axis(i).map(|v| v as usize);
+        let a = max_pool_small::Axis {
+            kernel: k,
+            padding: p,
+            dilation: d,
+        };
+        (s == 1 && k >= 1 && a.outputs(size) == windows.axes[i].len()).then_some(a)
+    };
+    Some([axis(0, ih)?, axis(1, iw)?])
 }
 
 /// A 2-D max pool in two passes: per output row, the maxima of the input rows its
