@@ -276,7 +276,15 @@ mod tests {
         let mut cases = 0;
         // Planes up to max_pool_small::MAX_PLANE bytes pool there when the stride is
         // 1; the 70x64 plane is larger, and pools here at every stride.
-        for (w, h) in [(5, 4), (31, 3), (32, 5), (33, 6), (70, 5), (130, 3), (70, 64)] {
+        for (w, h) in [
+            (5, 4),
+            (31, 3),
+            (32, 5),
+            (33, 6),
+            (70, 5),
+            (130, 3),
+            (70, 64),
+        ] {
             for k in 1..=4i64 {
                 for s in 1..=3i64 {
                     for d in 1..=2i64 {
