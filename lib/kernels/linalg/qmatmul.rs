@@ -19,6 +19,8 @@ use crate::kernels::{Call, ResultType};
 
 /// Rows of `a` one work item covers.
 const ROW_BLOCK: usize = 8 * MR;
+/// Products one rayon task of a matmul computes at least.
+const MIN_TASK_PRODUCTS: usize = 4 << 20;
 
 /// The constant right operand, packed once.
 pub struct MatmulWeights {
@@ -441,8 +443,13 @@ fn product_packed<E: Epilogue>(
         shared,
         out,
     };
+    // Items of a few rows are short: each task takes enough of them to be worth
+    // handing to another thread (waking one costs microseconds; a T5 encoder's
+    // matmuls over 7 rows take 2-3 µs each at 1 thread, and took twice as long at 2).
+    let per_item = m.min(ROW_BLOCK) * k * NR;
     (0..row_blocks * panels)
         .into_par_iter()
+        .with_min_len((MIN_TASK_PRODUCTS / per_item.max(1)).max(1))
         .for_each_init(|| [[[0; NR]; MR]; 4], |tiles, item| work.run(tiles, item));
     Ok((shape, y))
 }
