@@ -27,32 +27,40 @@ use crate::runtime::ir_values::constant_value;
 use crate::transforms::constants::materialize;
 use crate::transforms::walk::{module_blocks, operations};
 
-/// Replaces every product or sum of a tensor and its own lookup; returns how many.
+/// Replaces every product or sum of a tensor and its own lookup, quantize of a float
+/// lookup and max pool of an ascending one; returns how many.
 pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> {
     let rewriter = IrRewriter::new(context);
     let mut composed = 0;
     for block in module_blocks(module) {
         for op in operations(block) {
             // Block order: a pool rewritten here feeds the quantize visited after it.
-            let kernel: Kernel = match op_name(op).as_str() {
-                qlower::QLINEAR_MUL => qlinear_mul,
-                qlower::QLINEAR_ADD => qlinear_add,
+            // Each table rewrite gives x, the axis operand, the table, and where `op`'s
+            // output scale and zero point are.
+            let found = match op_name(op).as_str() {
+                qlower::QLINEAR_MUL => composition(op, qlinear_mul).map(|f| (f, 6)),
+                qlower::QLINEAR_ADD => composition(op, qlinear_add).map(|f| (f, 6)),
                 "torch.aten.quantize_per_tensor" => {
-                    composed += requantize(context, &rewriter, op)?;
-                    continue;
+                    requantized_lookup::match_quantize(op).map(|f| (f, 1))
                 }
                 _ => {
                     composed += pool_bytes(context, &rewriter, op)?;
                     continue;
                 }
             };
-            let Some((x, axis, table)) = composition(op, kernel) else {
+            let Some(((x, axis, table), y_params)) = found else {
                 continue;
             };
             rewriter.as_rewriter_base().set_insertion_point_before(op);
             let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
             let table = materialize(&b, &table)?;
-            let operands = [x, table, axis, op.operand(6)?, op.operand(7)?];
+            let operands = [
+                x,
+                table,
+                axis,
+                op.operand(y_params)?,
+                op.operand(y_params + 1)?,
+            ];
             let ty = op.result(0)?.r#type();
             let lookup = b.op(qlower::QLINEAR_LOOKUP, &operands, &[ty], &[])?;
             let result: MlirValue = lookup.result(0)?.into();
@@ -63,29 +71,6 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
         }
     }
     Ok(composed)
-}
-
-/// Rewrites `op` when it is a quantize of a float lookup (`requantized_lookup`); 1 if
-/// it did.
-fn requantize<'c>(
-    context: &'c Context,
-    rewriter: &IrRewriter<'c>,
-    op: OperationRef<'c, '_>,
-) -> Result<usize> {
-    let Some((x, axis, table)) = requantized_lookup::match_quantize(op) else {
-        return Ok(0);
-    };
-    rewriter.as_rewriter_base().set_insertion_point_before(op);
-    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
-    let table = materialize(&b, &table)?;
-    let operands = [x, table, axis, op.operand(1)?, op.operand(2)?];
-    let ty = op.result(0)?.r#type();
-    let lookup = b.op(qlower::QLINEAR_LOOKUP, &operands, &[ty], &[])?;
-    let result: MlirValue = lookup.result(0)?.into();
-    rewriter
-        .as_rewriter_base()
-        .replace_op_with_values(op, &[result]);
-    Ok(1)
 }
 
 /// Rewrites `op` when it is a max pool of a float lookup (`pooled_lookup`); 1 if it
