@@ -116,6 +116,9 @@ fn ascending(entries: &[f32], signed: bool) -> bool {
     true
 }
 
+/// Windows along one axis beyond which a pool is left alone.
+const MAX_WINDOWS: i64 = 1 << 20;
+
 /// One spatial axis of a pool.
 struct Window {
     input: i64,
@@ -127,14 +130,30 @@ struct Window {
 
 impl Window {
     /// Whether each of `outputs` windows has a tap inside the input. Sizes that are not
-    /// positive (a malformed pool) answer no.
+    /// positive (a malformed pool) and more than `MAX_WINDOWS` windows answer no: the
+    /// sizes come from the model, and each window is checked in turn.
     fn every_one_reads_input(&self, outputs: i64) -> bool {
         if self.input <= 0 || self.kernel <= 0 || self.stride <= 0 || self.dilation <= 0 {
             return false;
         }
-        (0..outputs).all(|j| {
-            let start = j * self.stride - self.padding;
-            (0..self.kernel).any(|t| (0..self.input).contains(&(start + t * self.dilation)))
+        if !(0..=MAX_WINDOWS).contains(&outputs) {
+            return false;
+        }
+        // In i128, no product of these i64 sizes overflows.
+        let [n, k, s, p, d] = [
+            self.input,
+            self.kernel,
+            self.stride,
+            self.padding,
+            self.dilation,
+        ]
+        .map(i128::from);
+        (0..i128::from(outputs)).all(|j| {
+            let start = j * s - p;
+            // The window's first tap at or past column 0; it is inside the input, or
+            // none is.
+            let first = if start >= 0 { 0 } else { (-start + d - 1) / d };
+            first < k && start + first * d < n
         })
     }
 }
@@ -179,5 +198,13 @@ mod tests {
         // A ceil-mode window starting past the input.
         assert!(!w(2, 2, 0, 1).every_one_reads_input(3));
         assert!(!w(0, 1, 0, 1).every_one_reads_input(1));
+        // A kernel of any size answers at once, and sizes whose products overflow i64
+        // do not wrap: from -MAX, dilation MAX reaches column 0; the second window of
+        // stride MAX starts past the input.
+        assert!(w(i64::MAX, 1, 0, 1).every_one_reads_input(1));
+        assert!(w(2, 1, i64::MAX, i64::MAX).every_one_reads_input(1));
+        assert!(!w(2, i64::MAX, 0, i64::MAX).every_one_reads_input(2));
+        // Too many windows decline.
+        assert!(!w(3, 1, 1, 1).every_one_reads_input(MAX_WINDOWS + 1));
     }
 }
