@@ -323,4 +323,16 @@ mod tests {
         }
         assert!(cases > 300, "{cases} cases");
     }
+
+    #[test]
+    fn a_padding_far_past_a_small_plane_allocates_nothing_of_its_size() {
+        // Row padding 2^40 with a kernel that still gives 2 output rows: the windows
+        // read only the 2 input rows, and nothing is allocated per padded row.
+        let p = 1i64 << 40;
+        let kspd = [[2 * p + 1, 1], [1, 1], [p, 0], [1, 1]];
+        let bytes = vec![3u8, 9, 4, 1];
+        let (shape, got) = pool(Data::U8(bytes), [1, 2, 2], kspd, false);
+        assert_eq!(shape, [1, 2, 2]);
+        assert_eq!(got, Data::U8(vec![4, 9, 4, 9]));
+    }
 }

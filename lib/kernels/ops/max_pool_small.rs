@@ -19,7 +19,13 @@ pub(super) struct Axis {
 impl Axis {
     /// Output positions along an axis of `size` inputs.
     pub(super) fn outputs(&self, size: usize) -> usize {
-        (size + 2 * self.padding + 1).saturating_sub((self.kernel.max(1) - 1) * self.dilation + 1)
+        // Saturating: the sizes come from the model.
+        let reach = (self.kernel.max(1) - 1)
+            .saturating_mul(self.dilation)
+            .saturating_add(1);
+        size.saturating_add(self.padding.saturating_mul(2))
+            .saturating_add(1)
+            .saturating_sub(reach)
     }
 }
 

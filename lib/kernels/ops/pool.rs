@@ -370,7 +370,9 @@ pub fn quantized_max_pool(c: &Call) -> Result<Vec<Value>> {
 }
 
 /// The geometry of a 2-D stride-1 pool over small planes, for `max_pool_small`, when
-/// its output sizes are the windows'.
+/// its output sizes are the windows' and no padding is wider than its axis: that path
+/// lays out every padded row, so a padding the model sets far past the plane (the
+/// window list itself stays as small as the output) must not reach it.
 fn small_stride_one(sliding: &Sliding, windows: &Windows) -> Option<[max_pool_small::Axis; 2]> {
     let [ih, iw] = [*windows.input.first()?, *windows.input.get(1)?];
     if windows.input.len() != 2 || ih * iw > max_pool_small::MAX_PLANE {
@@ -383,7 +385,7 @@ fn small_stride_one(sliding: &Sliding, windows: &Windows) -> Option<[max_pool_sm
             padding: p,
             dilation: d,
         };
-        (s == 1 && k >= 1 && a.outputs(size) == windows.axes[i].len()).then_some(a)
+        (s == 1 && k >= 1 && p <= size && a.outputs(size) == windows.axes[i].len()).then_some(a)
     };
     Some([axis(0, ih)?, axis(1, iw)?])
 }
