@@ -30,7 +30,7 @@ use crate::runtime::ir_values::constant_value;
 /// operand, when that operand is a ReLU or Clip it makes redundant.
 pub(super) fn unclamped<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<MlirValue<'c, 'a>> {
     let clamp = defining(quantize.operand(0).ok()?)?;
-    let (lowest, highest) =
+    let (lowest, highest): (i64, i64) =
         match TensorType::parse(&quantize.result(0).ok()?.r#type().to_string())?.dtype? {
             DType::QUInt8 => (0, 255),
             DType::QInt8 => (-128, 127),
@@ -47,8 +47,9 @@ pub(super) fn unclamped<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Ml
         "torch.aten.clamp" | "torch.aten.clamp.Tensor" => {
             let min = bound(clamp.operand(1).ok()?, f32::MIN)?;
             let max = bound(clamp.operand(2).ok()?, f32::MAX)?;
-            let lower = scale * (lowest - zero_point) as f32;
-            let upper = scale * (highest - zero_point) as f32;
+            // Saturating: a zero point in the IR may be any i64.
+            let lower = scale * lowest.saturating_sub(zero_point) as f32;
+            let upper = scale * highest.saturating_sub(zero_point) as f32;
             !(f32::EPSILON < min - lower || f32::EPSILON < upper - max)
         }
         _ => false,
