@@ -21,13 +21,20 @@ pub enum Isa {
 }
 
 impl Isa {
-    /// The most capable level this CPU supports, decided once.
+    /// The most capable level this CPU supports, decided once. `QLOWER_MAX_ISA`
+    /// (`avx2` or `portable`) caps it, so one machine can time the paths of another;
+    /// any other value leaves it as detected.
     pub fn best() -> Isa {
         static BEST: OnceLock<Isa> = OnceLock::new();
         *BEST.get_or_init(|| {
+            let cap = match std::env::var("QLOWER_MAX_ISA").as_deref() {
+                Ok("avx2") => Isa::Avx2,
+                Ok("portable") => Isa::Portable,
+                _ => Isa::Avx512Vnni,
+            };
             [Isa::Avx512Vnni, Isa::Avx2]
                 .into_iter()
-                .find(|isa| isa.detect())
+                .find(|isa| *isa <= cap && isa.detect())
                 .unwrap_or(Isa::Portable)
         })
     }

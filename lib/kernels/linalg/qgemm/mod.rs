@@ -73,20 +73,33 @@ pub fn tile(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         Isa::Avx2 if isa.available() => unsafe {
-            avx2::tile(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out)
+            avx2::tiles(
+                signs,
+                lhs.as_ptr(),
+                lhs_stride,
+                rhs.as_ptr(),
+                kq,
+                std::slice::from_mut(out),
+            )
         },
         _ => portable::tile(signs, lhs, lhs_stride, rhs, kq, out),
     }
 }
 
 /// Whether `tiles` of four is faster than four calls of `tile`: with AMX tiles, whose
-/// loads a single tile's rows do not amortize.
+/// loads a single tile's rows do not amortize, and with AVX2, which widens the panel
+/// once for all four.
 pub fn prefers_tiles4(isa: Isa) -> bool {
+    amx(isa) || (isa == Isa::Avx2 && isa.available())
+}
+
+/// Whether `isa`'s tiles run on AMX.
+fn amx(isa: Isa) -> bool {
     isa == Isa::Avx512Vnni && isa.available() && crate::kernels::isa::int8_tiles()
 }
 
 /// `out[i]` = `tile` of rows `i·MR..(i+1)·MR` of `lhs` against one panel: four at once
-/// with AMX where `prefers_tiles4`, else tile by tile.
+/// with AMX, all at once (one widening of the panel) with AVX2, else tile by tile.
 pub fn tiles(
     isa: Isa,
     signs: Signs,
@@ -97,11 +110,18 @@ pub fn tiles(
     out: &mut [Tile],
 ) {
     #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && isa.available() && !out.is_empty() {
+        check_operands(lhs, lhs_stride, rhs, kq, out.len() * MR);
+        // SAFETY: AVX2 is available; the check keeps every read inside `lhs` and `rhs`.
+        unsafe { avx2::tiles(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, out) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if let Ok(four) = <&mut [Tile; 4]>::try_from(&mut *out)
-        && prefers_tiles4(isa)
+        && amx(isa)
     {
         check_operands(lhs, lhs_stride, rhs, kq, 4 * MR);
-        // SAFETY: AMX is usable (prefers_tiles4); the check keeps every read inside
+        // SAFETY: AMX is usable (amx); the check keeps every read inside
         // `lhs` and `rhs`.
         unsafe { amx::tiles4(signs, lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq, four) };
         return;
@@ -134,7 +154,7 @@ pub fn padded_rows(m: usize) -> usize {
 /// zeros past K, which no path reads as more than zero products).
 pub fn lhs_stride(k: usize) -> usize {
     let bytes = quads(k) * 4;
-    if prefers_tiles4(Isa::best()) {
+    if amx(Isa::best()) {
         bytes.next_multiple_of(64)
     } else {
         bytes
