@@ -67,6 +67,9 @@ fn run<T: Elem>(p: &Product, a: &Data, b: &Data) -> Result<Data> {
     Ok(T::wrap(out))
 }
 
+/// Products below which a float matmul runs on the calling thread.
+const MIN_PARALLEL_PRODUCTS: usize = 1 << 20;
+
 /// `run` for f32 through `sgemm`; `None` when a view does not fit (then the caller runs
 /// the reference, which reports the problem).
 fn run_f32(p: &Product, a: &[f32], b: &[f32]) -> Result<Option<Vec<f32>>> {
@@ -96,8 +99,19 @@ fn run_f32(p: &Product, a: &[f32], b: &[f32]) -> Result<Option<Vec<f32>>> {
         };
         sgemm::multiply(view(a, m, k), view(b, k, n), y, n, threads)
     };
-    // Many batches: one product per task. Few: each product splits over the pool.
-    let fine = if batches >= 2 * rayon::current_num_threads() {
+    // Little work (attention over a short sequence: 8 heads of 7×64×7) stays on this
+    // thread: handing it to another took longer than the products (2.3 → 5.7 µs a
+    // call at 2 threads). Many batches: one product per task. Few: each product
+    // splits over the pool.
+    let work = batches
+        .saturating_mul(m)
+        .saturating_mul(k)
+        .saturating_mul(n);
+    let fine = if work < MIN_PARALLEL_PRODUCTS {
+        out.chunks_mut(m * n)
+            .enumerate()
+            .all(|(i, y)| product(i, y, Threads::One))
+    } else if batches >= 2 * rayon::current_num_threads() {
         out.par_chunks_mut(m * n)
             .enumerate()
             .map(|(i, y)| product(i, y, Threads::One))
