@@ -235,3 +235,102 @@ func.func @average_whole_plane(%arg0: !torch.vtensor<[1,2,3,3],ui8>) -> !torch.v
   %y = "torch.aten.quantize_per_tensor"(%a, %ys, %yz, %dtype) : (!torch.vtensor<[1,2,1,1],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,2,1,1],!torch.quint8>
   return %y : !torch.vtensor<[1,2,1,1],!torch.quint8>
 }
+
+// -----
+
+// MaxPool of uint8 (QOperator models pool their activations so): the lowering's float
+// pool between casts becomes qlower.qmax_pool of the bytes, with no scale or zero
+// point. Dynamic sizes are fine: a padding below the kernel, without dilation or ceil
+// mode, leaves no window wholly in the padding.
+// CHECK-LABEL: func.func @integer_max_pool(
+// CHECK: %[[P:.+]] = "qlower.qmax_pool"(%arg0, {{.+}}, !torch.bool, !torch.none, !torch.none) -> !torch.vtensor<[?,4,?,?],ui8>
+// CHECK-NOT: max_pool2d
+// CHECK-NOT: torch.aten.to.dtype
+// CHECK: return %[[P]]
+func.func @integer_max_pool(%arg0: !torch.vtensor<[?,4,?,?],ui8>) -> !torch.vtensor<[?,4,?,?],ui8> {
+  %int0 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %int2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %int3 = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %int5 = "torch.constant.int"() {value = 5 : i64} : () -> !torch.int
+  %int6 = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %none = "torch.constant.none"() : () -> !torch.none
+  %kernel = "torch.prim.ListConstruct"(%int5, %int5) : (!torch.int, !torch.int) -> !torch.list<int>
+  %ones = "torch.prim.ListConstruct"(%int1, %int1) : (!torch.int, !torch.int) -> !torch.list<int>
+  %pad = "torch.prim.ListConstruct"(%int2, %int2) : (!torch.int, !torch.int) -> !torch.list<int>
+  %f = "torch.aten.to.dtype"(%arg0, %int6, %false, %false, %none) : (!torch.vtensor<[?,4,?,?],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[?,4,?,?],f32>
+  %m = "torch.aten.max_pool2d"(%f, %kernel, %ones, %pad, %ones, %false) : (!torch.vtensor<[?,4,?,?],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[?,4,?,?],f32>
+  %i = "torch.aten.to.dtype"(%m, %int3, %false, %false, %none) : (!torch.vtensor<[?,4,?,?],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[?,4,?,?],si32>
+  %y = "torch.aten.to.dtype"(%i, %int0, %false, %false, %none) : (!torch.vtensor<[?,4,?,?],si32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[?,4,?,?],ui8>
+  return %y : !torch.vtensor<[?,4,?,?],ui8>
+}
+
+// -----
+
+// int8, cast straight back from f32, static sizes: fused too.
+// CHECK-LABEL: func.func @integer_max_pool_one_cast(
+// CHECK: %[[P:.+]] = "qlower.qmax_pool"(%arg0, {{.+}} -> !torch.vtensor<[1,2,2,2],si8>
+// CHECK-NOT: max_pool2d
+// CHECK: return %[[P]]
+func.func @integer_max_pool_one_cast(%arg0: !torch.vtensor<[1,2,4,4],si8>) -> !torch.vtensor<[1,2,2,2],si8> {
+  %int0 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %int2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %int6 = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %none = "torch.constant.none"() : () -> !torch.none
+  %twos = "torch.prim.ListConstruct"(%int2, %int2) : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = "torch.prim.ListConstruct"(%int0, %int0) : (!torch.int, !torch.int) -> !torch.list<int>
+  %ones = "torch.prim.ListConstruct"(%int1, %int1) : (!torch.int, !torch.int) -> !torch.list<int>
+  %f = "torch.aten.to.dtype"(%arg0, %int6, %false, %false, %none) : (!torch.vtensor<[1,2,4,4],si8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,4,4],f32>
+  %m = "torch.aten.max_pool2d"(%f, %twos, %twos, %zeros, %ones, %false) : (!torch.vtensor<[1,2,4,4],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,2,2,2],f32>
+  %y = "torch.aten.to.dtype"(%m, %int1, %false, %false, %none) : (!torch.vtensor<[1,2,2,2],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,2,2],si8>
+  return %y : !torch.vtensor<[1,2,2,2],si8>
+}
+
+// -----
+
+// Not fused: with dynamic sizes, a padding as wide as the kernel may leave a window
+// wholly in the padding (-inf in the float pool, which no byte is).
+// CHECK-LABEL: func.func @integer_max_pool_wide_padding(
+// CHECK-NOT: qlower.qmax_pool
+// CHECK: "torch.aten.max_pool2d"
+// CHECK: return
+func.func @integer_max_pool_wide_padding(%arg0: !torch.vtensor<[?,4,?,?],ui8>) -> !torch.vtensor<[?,4,?,?],ui8> {
+  %int0 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %int2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %int6 = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %none = "torch.constant.none"() : () -> !torch.none
+  %twos = "torch.prim.ListConstruct"(%int2, %int2) : (!torch.int, !torch.int) -> !torch.list<int>
+  %ones = "torch.prim.ListConstruct"(%int1, %int1) : (!torch.int, !torch.int) -> !torch.list<int>
+  %f = "torch.aten.to.dtype"(%arg0, %int6, %false, %false, %none) : (!torch.vtensor<[?,4,?,?],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[?,4,?,?],f32>
+  %m = "torch.aten.max_pool2d"(%f, %twos, %ones, %twos, %ones, %false) : (!torch.vtensor<[?,4,?,?],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[?,4,?,?],f32>
+  %y = "torch.aten.to.dtype"(%m, %int0, %false, %false, %none) : (!torch.vtensor<[?,4,?,?],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[?,4,?,?],ui8>
+  return %y : !torch.vtensor<[?,4,?,?],ui8>
+}
+
+// -----
+
+// Not fused: the pool of uint8 is cast to int8, another type.
+// CHECK-LABEL: func.func @integer_max_pool_other_type(
+// CHECK-NOT: qlower.qmax_pool
+// CHECK: "torch.aten.max_pool2d"
+// CHECK: return
+func.func @integer_max_pool_other_type(%arg0: !torch.vtensor<[1,2,4,4],ui8>) -> !torch.vtensor<[1,2,2,2],si8> {
+  %int0 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %int2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %int6 = "torch.constant.int"() {value = 6 : i64} : () -> !torch.int
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %none = "torch.constant.none"() : () -> !torch.none
+  %twos = "torch.prim.ListConstruct"(%int2, %int2) : (!torch.int, !torch.int) -> !torch.list<int>
+  %zeros = "torch.prim.ListConstruct"(%int0, %int0) : (!torch.int, !torch.int) -> !torch.list<int>
+  %ones = "torch.prim.ListConstruct"(%int1, %int1) : (!torch.int, !torch.int) -> !torch.list<int>
+  %f = "torch.aten.to.dtype"(%arg0, %int6, %false, %false, %none) : (!torch.vtensor<[1,2,4,4],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,4,4],f32>
+  %m = "torch.aten.max_pool2d"(%f, %twos, %twos, %zeros, %ones, %false) : (!torch.vtensor<[1,2,4,4],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,2,2,2],f32>
+  %y = "torch.aten.to.dtype"(%m, %int1, %false, %false, %none) : (!torch.vtensor<[1,2,2,2],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[1,2,2,2],si8>
+  return %y : !torch.vtensor<[1,2,2,2],si8>
+}

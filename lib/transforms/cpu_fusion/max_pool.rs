@@ -6,13 +6,25 @@
 //! dequantized maximum, and quantizing a dequantized integer with the same parameters
 //! gives it back: the pool can run on q's integers, a quarter of the bytes, as ONNX
 //! Runtime runs QDQ MaxPool. Where the parameters differ, the pattern is left alone.
+//!
+//! ONNX MaxPool also takes 8-bit integers directly (QOperator models pool their uint8
+//! activations), which the lowering writes as a float pool between casts:
+//! `to.dtype(to.dtype(max_poolNd(to.dtype(x, f32)), si32), x's type)`, or with one cast
+//! back. Every byte is exact in f32 and the maximum is one of the window's values, so
+//! the casts give back that byte: the same pool of x's bytes, with no float copy of x.
+//! A window wholly in the padding (-inf in the float pool) declines.
 
+use melior::ir::ValueLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 
 use super::elementwise::{dequantized, storage_of};
+use super::pooled_lookup::every_window_reads_input;
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
+use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
+use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::value::Value;
 
 /// The fused op for `quantize` of a max pool of a dequantized tensor with the same
 /// parameters.
@@ -38,6 +50,49 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     }
     operands.push(Operand::Ir(y_scale));
     operands.push(Operand::Ir(y_zero_point));
+    Some(Fusion {
+        op: qlower::QMAX_POOL,
+        operands,
+    })
+}
+
+/// The fused op for `cast`, a `to.dtype` back to 8-bit integers of a float max pool of
+/// the same integers cast to f32 (through si32 or not).
+pub fn match_integer<'c: 'a, 'a>(cast: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
+    let dtype = |v: melior::ir::Value| TensorType::parse(&v.r#type().to_string())?.dtype;
+    let out = dtype(cast.result(0).ok()?.into())?;
+    if !matches!(out, DType::U8 | DType::I8) {
+        return None;
+    }
+    let mut pool = defining(cast.operand(0).ok()?)?;
+    if op_name(pool) == "torch.aten.to.dtype" && dtype(pool.result(0).ok()?.into())? == DType::I32 {
+        pool = defining(pool.operand(0).ok()?)?;
+    }
+    let spatial = match op_name(pool).as_str() {
+        "torch.aten.max_pool1d" => 1,
+        "torch.aten.max_pool2d" => 2,
+        "torch.aten.max_pool3d" => 3,
+        _ => return None,
+    };
+    if pool.operand_count() != 6 || dtype(pool.result(0).ok()?.into())? != DType::F32 {
+        return None;
+    }
+    let widen = defining(pool.operand(0).ok()?)?;
+    if op_name(widen) != "torch.aten.to.dtype" {
+        return None;
+    }
+    let x = widen.operand(0).ok()?;
+    let x_type = TensorType::parse(&x.r#type().to_string())?;
+    let out_type = TensorType::parse(&pool.result(0).ok()?.r#type().to_string())?;
+    if x_type.dtype? != out || !every_window_reads_input(pool, spatial, &x_type, &out_type) {
+        return None;
+    }
+    let mut operands = vec![Operand::Ir(x)];
+    for i in 1..6 {
+        operands.push(Operand::Ir(pool.operand(i).ok()?));
+    }
+    // No scale or zero point: the result keeps x's (here none).
+    operands.extend([Operand::Const(Value::None), Operand::Const(Value::None)]);
     Some(Fusion {
         op: qlower::QMAX_POOL,
         operands,

@@ -4,8 +4,8 @@
 //! shows what executes.
 //!
 //! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
-//! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools
-//! (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
+//! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools of quantized
+//! or 8-bit integer tensors (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
 //! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
 //! quantized tensor as lookup tables (`lookup_table`). Each matcher only reads the IR
 //! and returns a `Fusion` or declines. `sink_dequantize` is the pass the CPU pipelines
@@ -141,6 +141,7 @@ fn find<'c: 'a, 'a>(
         "torch.aten.add.Tensor" => dynamic::match_add(op).or_else(|| lookup_table::match_float(op)),
         name if lookup_table::is_elementwise(name) => lookup_table::match_float(op),
         "torch.aten.matmul" => nbits::match_matmul(op),
+        "torch.aten.to.dtype" => max_pool::match_integer(op),
         _ => None,
     }
 }

@@ -1,9 +1,9 @@
-//! Part of `compose-lookups`: a max pool of a one-row float lookup,
-//! `max_poolNd(qlower.dequantized_lookup(x, table))`, becomes the lookup of a max pool
-//! of x's bytes, `qlower.dequantized_lookup(qlower.qmax_pool(x), table)`, when the
-//! table never decreases along x's integer order. QDQ models that leave a ReLU and a
-//! MaxPool in float after a quantized convolution (a ResNet stem) then pool a quarter
-//! of the bytes and look up a quarter of the elements.
+//! Part of `compose-lookups`: a max pool of a float lookup (one row, or one per
+//! channel), `max_poolNd(qlower.dequantized_lookup(x, table))`, becomes the lookup of a
+//! max pool of x's bytes, `qlower.dequantized_lookup(qlower.qmax_pool(x), table)`, when
+//! the table (each row) never decreases along x's integer order. QDQ models that leave a
+//! ReLU and a MaxPool in float after a quantized convolution (a ResNet stem) then pool
+//! a quarter of the bytes and look up a quarter of the elements.
 //!
 //! Why the results are the same bits: with a non-decreasing table, the largest of a
 //! window's looked-up floats equals the lookup of its largest byte. Equal floats have
@@ -59,33 +59,24 @@ pub(super) fn match_pool<'c: 'a, 'a>(pool: OperationRef<'c, 'a>) -> Option<Poole
         DType::I8 | DType::QInt8 => true,
         _ => return None,
     };
-    if table.shape != [1, 256] || !ascending(entries, signed) {
+    // One row, or one per channel along an axis the pool does not slide over (a
+    // per-channel BatchNorm folded after a stem conv): each window then reads one row.
+    let [rows, 256] = table.shape[..] else {
         return None;
-    }
-    let out_type = TensorType::parse(&pool.result(0).ok()?.r#type().to_string())?;
-    let (x_dims, out_dims) = (x_type.static_dims()?, out_type.static_dims()?);
-    if x_dims.len() != out_dims.len() || x_dims.len() < spatial {
-        return None;
-    }
-    let list = |i| -> Option<Vec<i64>> {
-        let l = named(pool.operand(i).ok()?, "torch.prim.ListConstruct")?;
-        let v: Option<Vec<i64>> = l.operands().map(constant_int).collect();
-        v.filter(|v| v.len() == spatial)
     };
-    let (kernel, stride, padding, dilation) = (list(1)?, list(2)?, list(3)?, list(4)?);
-    constant_bool(pool.operand(5).ok()?)?;
-    let lead = x_dims.len() - spatial;
-    for a in 0..spatial {
-        let window = Window {
-            input: x_dims[lead + a],
-            kernel: kernel[a],
-            stride: stride[a],
-            padding: padding[a],
-            dilation: dilation[a],
-        };
-        if !window.every_one_reads_input(out_dims[lead + a]) {
+    if rows == 0 || !entries.chunks_exact(256).all(|row| ascending(row, signed)) {
+        return None;
+    }
+    if rows > 1 {
+        let rank = x_type.shape.as_ref()?.len();
+        let axis = usize::try_from(constant_int(lookup.operand(2).ok()?)?).ok()?;
+        if axis + spatial >= rank {
             return None;
         }
+    }
+    let out_type = TensorType::parse(&pool.result(0).ok()?.r#type().to_string())?;
+    if !every_window_reads_input(pool, spatial, &x_type, &out_type) {
+        return None;
     }
     Some(PooledLookup {
         x,
@@ -95,6 +86,57 @@ pub(super) fn match_pool<'c: 'a, 'a>(pool: OperationRef<'c, 'a>) -> Option<Poole
             dtype: x_type.dtype,
             shape: out_type.shape,
         },
+    })
+}
+
+/// Whether every window of `pool`, a `torch.aten.max_poolNd` over `spatial` axes from
+/// `x_type` to `out_type`, has a tap inside the input: in the float pool, one wholly in
+/// the padding is -inf, which no byte is. Without ceil mode, whatever the sizes, zero
+/// padding keeps every tap inside, and so does a padding below the kernel without
+/// dilation (each window then spans the input's first or last position, or lies
+/// between them); otherwise each axis is checked from the declared sizes, and dynamic
+/// ones decline.
+pub(super) fn every_window_reads_input(
+    pool: OperationRef,
+    spatial: usize,
+    x_type: &TensorType,
+    out_type: &TensorType,
+) -> bool {
+    let list = |i| -> Option<Vec<i64>> {
+        let l = named(pool.operand(i).ok()?, "torch.prim.ListConstruct")?;
+        let v: Option<Vec<i64>> = l.operands().map(constant_int).collect();
+        v.filter(|v| v.len() == spatial)
+    };
+    let (Some(kernel), Some(stride), Some(padding), Some(dilation), Some(ceil)) = (
+        list(1),
+        list(2),
+        list(3),
+        list(4),
+        pool.operand(5).ok().and_then(constant_bool),
+    ) else {
+        return false;
+    };
+    let short_padding = (0..spatial)
+        .all(|a| padding[a] == 0 || (dilation[a] == 1 && (0..kernel[a]).contains(&padding[a])));
+    if short_padding && !ceil {
+        return true;
+    }
+    let (Some(x_dims), Some(out_dims)) = (x_type.static_dims(), out_type.static_dims()) else {
+        return false;
+    };
+    if x_dims.len() != out_dims.len() || x_dims.len() < spatial {
+        return false;
+    }
+    let lead = x_dims.len() - spatial;
+    (0..spatial).all(|a| {
+        let window = Window {
+            input: x_dims[lead + a],
+            kernel: kernel[a],
+            stride: stride[a],
+            padding: padding[a],
+            dilation: dilation[a],
+        };
+        window.every_one_reads_input(out_dims[lead + a])
     })
 }
 
