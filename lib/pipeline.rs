@@ -101,7 +101,7 @@ pub fn passes() -> &'static [Pass] {
         },
         Pass {
             name: "compose-lookups",
-            description: "Turn qlower.qlinear_mul/add of a tensor and a table lookup of that tensor into one qlower.qlinear_lookup, pool bytes before an ascending float lookup, and fold a quantize into a float lookup (the backend form, after fuse-for-cpu)",
+            description: "Turn qlower.qlinear_mul/add of a tensor and a table lookup of that tensor, or of a tensor and a constant (one value or one per channel), into one qlower.qlinear_lookup, pool bytes before an ascending float lookup, and fold a quantize into a float lookup (the backend form, after fuse-for-cpu)",
             run: run_compose_lookups,
         },
     ]

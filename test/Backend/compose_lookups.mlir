@@ -3,6 +3,8 @@
 // scale and zero point; the table is the product's kernel evaluated on every byte.
 // A max pool of a float lookup whose table never decreases pools the bytes instead,
 // and a quantize of a float lookup becomes a byte lookup.
+// A product or sum of x and a constant (one value, or one per channel along an axis
+// of x) becomes a lookup with a row per channel.
 // RUN: qlower-opt --split-input-file --compose-lookups --dce %s | FileCheck %s
 
 // CHECK-LABEL: func.func @silu(
@@ -192,4 +194,54 @@ func.func @pool_across_table_rows(%arg0: !torch.vtensor<[1,2,4,4],!torch.quint8>
   %ceil = "torch.constant.bool"() {value = false} : () -> !torch.bool
   %m = "torch.aten.max_pool2d"(%f, %kernel, %kernel, %pad, %dil, %ceil) : (!torch.vtensor<[1,2,4,4],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,2,2,2],f32>
   return %m : !torch.vtensor<[1,2,2,2],f32>
+}
+
+// -----
+
+// A sum with a constant per channel (a bias kept as its own Add): x + c - 128 with
+// every scale 0.5 and zero point 128, so channel 0 (c = 128) is x and channel 1
+// (c = 130) is x + 2, clamped.
+// CHECK-LABEL: func.func @add_per_channel_constant(
+// CHECK-DAG: %[[T:.+]] = "torch.vtensor.literal"() {value = dense<"0x000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF02030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFFFFF"> : tensor<2x256xui8>}
+// CHECK-DAG: %[[AXIS:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Y:.+]] = "qlower.qlinear_lookup"(%arg0, %[[T]], %[[AXIS]], %{{.+}}, %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,4,4],!torch.quint8>
+// CHECK-NOT: qlower.qlinear_add
+// CHECK: return %[[Y]]
+func.func @add_per_channel_constant(%arg0: !torch.vtensor<[1,2,4,4],!torch.quint8>) -> !torch.vtensor<[1,2,4,4],!torch.quint8> {
+  %c = "torch.vtensor.literal"() {value = dense<"0x8082"> : tensor<1x2x1x1xui8>} : () -> !torch.vtensor<[1,2,1,1],ui8>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %y = "qlower.qlinear_add"(%arg0, %s, %z, %c, %s, %z, %s, %z) : (!torch.vtensor<[1,2,4,4],!torch.quint8>, !torch.float, !torch.int, !torch.vtensor<[1,2,1,1],ui8>, !torch.float, !torch.int, !torch.float, !torch.int) -> !torch.vtensor<[1,2,4,4],!torch.quint8>
+  return %y : !torch.vtensor<[1,2,4,4],!torch.quint8>
+}
+
+// -----
+
+// One constant value: a one-row table, the constant first this time.
+// CHECK-LABEL: func.func @add_scalar_constant(
+// CHECK: %[[T:.+]] = "torch.vtensor.literal"() {value = dense<"0x02030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFFFFF"> : tensor<1x256xui8>}
+// CHECK: %[[Y:.+]] = "qlower.qlinear_lookup"(%arg0, %[[T]], {{.+}} -> !torch.vtensor<[2,3],!torch.quint8>
+// CHECK-NOT: qlower.qlinear_add
+// CHECK: return %[[Y]]
+func.func @add_scalar_constant(%arg0: !torch.vtensor<[2,3],!torch.quint8>) -> !torch.vtensor<[2,3],!torch.quint8> {
+  %c = "torch.vtensor.literal"() {value = dense<130> : tensor<ui8>} : () -> !torch.vtensor<[],ui8>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %y = "qlower.qlinear_add"(%c, %s, %z, %arg0, %s, %z, %s, %z) : (!torch.vtensor<[],ui8>, !torch.float, !torch.int, !torch.vtensor<[2,3],!torch.quint8>, !torch.float, !torch.int, !torch.float, !torch.int) -> !torch.vtensor<[2,3],!torch.quint8>
+  return %y : !torch.vtensor<[2,3],!torch.quint8>
+}
+
+// -----
+
+// Left alone: each channel's elements come in runs of 6, too short for a row's
+// registers.
+// CHECK-LABEL: func.func @add_per_channel_short_runs(
+// CHECK-NOT: qlower.qlinear_lookup
+// CHECK: "qlower.qlinear_add"
+func.func @add_per_channel_short_runs(%arg0: !torch.vtensor<[1,2,3,2],!torch.quint8>) -> !torch.vtensor<[1,2,3,2],!torch.quint8> {
+  %c = "torch.vtensor.literal"() {value = dense<"0x8082"> : tensor<1x2x1x1xui8>} : () -> !torch.vtensor<[1,2,1,1],ui8>
+  %s = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %y = "qlower.qlinear_add"(%arg0, %s, %z, %c, %s, %z, %s, %z) : (!torch.vtensor<[1,2,3,2],!torch.quint8>, !torch.float, !torch.int, !torch.vtensor<[1,2,1,1],ui8>, !torch.float, !torch.int, !torch.float, !torch.int) -> !torch.vtensor<[1,2,3,2],!torch.quint8>
+  return %y : !torch.vtensor<[1,2,3,2],!torch.quint8>
 }

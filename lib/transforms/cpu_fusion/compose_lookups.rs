@@ -5,8 +5,11 @@
 //! whose table is the product's own kernel evaluated on every byte x can hold, beside
 //! the first table's value for it. The binary kernel computes each element from its
 //! two operands' elements only, so the table gives its bytes exactly; one pass over x
-//! replaces two. The pass also moves float lookups past max pools (`pooled_lookup`)
-//! and into the quantize that reads them (`requantized_lookup`).
+//! replaces two. So is a product or sum of x and a constant that holds one value, or
+//! one per channel along an axis of x (a bias or a BatchNorm's scale kept as its own
+//! QOperator node): a lookup with one row per channel. The pass also moves float
+//! lookups past max pools (`pooled_lookup`) and into the quantize that reads them
+//! (`requantized_lookup`).
 
 use anyhow::Result;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -38,11 +41,16 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
             // Each table rewrite gives x, the axis operand, the table, and where `op`'s
             // output scale and zero point are.
             let found = match op_name(op).as_str() {
-                qlower::QLINEAR_MUL => composition(op, qlinear_mul).map(|f| (f, 6)),
-                qlower::QLINEAR_ADD => composition(op, qlinear_add).map(|f| (f, 6)),
-                "torch.aten.quantize_per_tensor" => {
-                    requantized_lookup::match_quantize(op).map(|f| (f, 1))
-                }
+                qlower::QLINEAR_MUL => composition(op, qlinear_mul)
+                    .map(|(x, axis, t)| (x, Axis::Ir(axis), t))
+                    .or_else(|| with_constant(op, qlinear_mul))
+                    .map(|f| (f, 6)),
+                qlower::QLINEAR_ADD => composition(op, qlinear_add)
+                    .map(|(x, axis, t)| (x, Axis::Ir(axis), t))
+                    .or_else(|| with_constant(op, qlinear_add))
+                    .map(|f| (f, 6)),
+                "torch.aten.quantize_per_tensor" => requantized_lookup::match_quantize(op)
+                    .map(|(x, axis, t)| ((x, Axis::Ir(axis), t), 1)),
                 _ => {
                     composed += pool_bytes(context, &rewriter, op)?;
                     continue;
@@ -54,6 +62,10 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
             rewriter.as_rewriter_base().set_insertion_point_before(op);
             let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), op.location());
             let table = materialize(&b, &table)?;
+            let axis = match axis {
+                Axis::Ir(v) => v,
+                Axis::Const(a) => b.int(a)?,
+            };
             let operands = [
                 x,
                 table,
@@ -71,6 +83,96 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
         }
     }
     Ok(composed)
+}
+
+/// The lookup's axis operand: one already in the IR, or one to write.
+enum Axis<'c, 'a> {
+    Ir(MlirValue<'c, 'a>),
+    Const(i64),
+}
+
+/// x, the axis and the table, when `op` (a `qlinear_mul` or `qlinear_add` with constant
+/// parameters) reads x and a constant that is one value, or one per channel along one
+/// axis of x (a BatchNorm's scale or shift, or a bias, kept as its own QOperator
+/// node): then each output byte is a function of its x byte and its channel, a row of
+/// the table per channel, evaluated with the op's own kernel.
+fn with_constant<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+    kernel: Kernel,
+) -> Option<(MlirValue<'c, 'a>, Axis<'c, 'a>, Value)> {
+    let constant = |v: MlirValue| match constant_value(defining(v)?) {
+        Ok(Some(Value::Tensor(t))) => Some(t),
+        _ => None,
+    };
+    let (a, b) = (op.operand(0).ok()?, op.operand(3).ok()?);
+    let (x, c, x_is_a) = match (constant(a), constant(b)) {
+        (None, Some(c)) => (a, c, true),
+        (Some(c), None) => (b, c, false),
+        _ => return None,
+    };
+    let x_type = TensorType::parse(&x.r#type().to_string())?;
+    let x_shape = x_type.shape.as_ref()?;
+    if c.rank() > x_shape.len() || x_shape.is_empty() {
+        return None;
+    }
+    // The constant's sizes against x's, right-aligned: all 1 but at most one axis,
+    // where x's size is known and equal.
+    let lead = x_shape.len() - c.rank();
+    let mut axis = None;
+    for (i, &n) in c.shape.iter().enumerate() {
+        if n == 1 {
+            continue;
+        }
+        if axis.is_some() || x_shape[lead + i] != Some(n as i64) {
+            return None;
+        }
+        axis = Some(lead + i);
+    }
+    let rows = axis.map_or(1, |a| x_shape[a].unwrap_or(1) as usize);
+    if let Some(a) = axis
+        && !fast_per_channel(rows, &x_shape[a + 1..])
+    {
+        return None;
+    }
+    let bytes: Vec<u8> = (0..rows).flat_map(|_| 0..=255u8).collect();
+    let x_bytes = match x_type.dtype? {
+        DType::U8 | DType::QUInt8 => Data::U8(bytes),
+        DType::I8 | DType::QInt8 => Data::I8(bytes.into_iter().map(|v| v as i8).collect()),
+        _ => return None,
+    };
+    let x_bytes = Tensor::new(vec![rows, 256], x_bytes).ok()?;
+    let column = Tensor::new(vec![rows, 1], c.data.clone()).ok()?;
+    let (first, second) = if x_is_a {
+        (x_bytes, column)
+    } else {
+        (column, x_bytes)
+    };
+    let table = evaluate(op, kernel, first, second)?;
+    let table = Tensor::new(vec![rows, 256], table.data).ok()?;
+    Some((
+        x,
+        Axis::Const(axis.unwrap_or(0) as i64),
+        Value::tensor(table),
+    ))
+}
+
+/// Whether a lookup of `rows` per-channel rows, each channel's elements in runs of the
+/// product of `inner` (x's sizes after the channel axis), is faster than the binary
+/// kernel. Runs of 16 or more (or of a size known only at run time: a spatial plane)
+/// take whole registers of one row; channels along the last axis gather from the
+/// table, which only pays while it stays near the core (PP-OCR rec's classifier bias,
+/// 6625 channels of 256 bytes, was 9× slower as a lookup). Tables of more than 1 MB
+/// are not built.
+fn fast_per_channel(rows: usize, inner: &[Option<i64>]) -> bool {
+    const MAX_ROWS: usize = 4096;
+    const MAX_GATHERED_ROWS: usize = 512;
+    let run: Option<i64> = inner.iter().copied().product();
+    match run {
+        _ if rows > MAX_ROWS => false,
+        None => true,
+        Some(1) => rows <= MAX_GATHERED_ROWS,
+        Some(n) => n >= 16,
+    }
 }
 
 /// Rewrites `op` when it is a max pool of a float lookup (`pooled_lookup`); 1 if it
@@ -146,6 +248,14 @@ fn composition<'c: 'a, 'a>(
     } else {
         (looked_up, x_bytes)
     };
+    let y = evaluate(op, kernel, first, second)?;
+    let composed = Tensor::new(vec![1, 256], y.data).ok()?;
+    Some((x, lookup.operand(2).ok()?, Value::tensor(composed)))
+}
+
+/// `op`'s kernel on `first` and `second` with `op`'s constant scales and zero points
+/// (operands 1, 2, 4, 5, 6, 7), giving `op`'s declared element type.
+fn evaluate(op: OperationRef, kernel: Kernel, first: Tensor, second: Tensor) -> Option<Tensor> {
     let float = |i| constant_float(op.operand(i).ok()?).map(Value::Float);
     let int = |i| constant_int(op.operand(i).ok()?).map(Value::Int);
     let args = [
@@ -168,9 +278,8 @@ fn composition<'c: 'a, 'a>(
         results: &results,
     })
     .ok()?;
-    let Some(Value::Tensor(y)) = out.into_iter().next() else {
-        return None;
-    };
-    let composed = Tensor::new(vec![1, 256], y.data.clone()).ok()?;
-    Some((x, lookup.operand(2).ok()?, Value::tensor(composed)))
+    match out.into_iter().next() {
+        Some(Value::Tensor(y)) => Some(std::sync::Arc::unwrap_or_clone(y)),
+        _ => None,
+    }
 }
