@@ -8,7 +8,8 @@
 //! Runtime runs QDQ MaxPool. Where the parameters differ, the pattern is left alone.
 //!
 //! ONNX MaxPool also takes 8-bit integers directly (QOperator models pool their uint8
-//! activations), which the lowering writes as a float pool between casts:
+//! activations), which canonicalize-quant writes as a float pool between casts so that
+//! downstream compilers pool them unsigned (`transforms/unsigned_max_pool.rs`):
 //! `to.dtype(to.dtype(max_poolNd(to.dtype(x, f32)), si32), x's type)`, or with one cast
 //! back. Every byte is exact in f32 and the maximum is one of the window's values, so
 //! the casts give back that byte: the same pool of x's bytes, with no float copy of x.
@@ -26,16 +27,21 @@ use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 
+/// How many axes `op` slides over, when it is a `torch.aten.max_poolNd`.
+pub(super) fn spatial_axes(op: OperationRef) -> Option<usize> {
+    match op_name(op).as_str() {
+        "torch.aten.max_pool1d" => Some(1),
+        "torch.aten.max_pool2d" => Some(2),
+        "torch.aten.max_pool3d" => Some(3),
+        _ => None,
+    }
+}
+
 /// The fused op for `quantize` of a max pool of a dequantized tensor with the same
 /// parameters.
 pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let pool = defining(quantize.operand(0).ok()?)?;
-    if !matches!(
-        op_name(pool).as_str(),
-        "torch.aten.max_pool1d" | "torch.aten.max_pool2d" | "torch.aten.max_pool3d"
-    ) {
-        return None;
-    }
+    spatial_axes(pool)?;
     let x = dequantized(pool.operand(0).ok()?)?;
     let (y_scale, y_zero_point) = (quantize.operand(1).ok()?, quantize.operand(2).ok()?);
     let same = constant_float(x.tensor.scale)? == constant_float(y_scale)?
@@ -68,12 +74,7 @@ pub fn match_integer<'c: 'a, 'a>(cast: OperationRef<'c, 'a>) -> Option<Fusion<'c
     if op_name(pool) == "torch.aten.to.dtype" && dtype(pool.result(0).ok()?.into())? == DType::I32 {
         pool = defining(pool.operand(0).ok()?)?;
     }
-    let spatial = match op_name(pool).as_str() {
-        "torch.aten.max_pool1d" => 1,
-        "torch.aten.max_pool2d" => 2,
-        "torch.aten.max_pool3d" => 3,
-        _ => return None,
-    };
+    let spatial = spatial_axes(pool)?;
     if pool.operand_count() != 6 || dtype(pool.result(0).ok()?.into())? != DType::F32 {
         return None;
     }

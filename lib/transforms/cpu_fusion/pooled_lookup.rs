@@ -15,7 +15,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_bool, constant_int, defining, named, op_name};
+use crate::ir::matchers::{constant_bool, constant_int, defining, named};
 use crate::kernels::tensor::Data;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -33,12 +33,7 @@ pub(super) struct PooledLookup<'c, 'a> {
 /// The match for `pool`, a `torch.aten.max_poolNd` (operands x, kernel, stride,
 /// padding, dilation, ceil_mode), or `None`.
 pub(super) fn match_pool<'c: 'a, 'a>(pool: OperationRef<'c, 'a>) -> Option<PooledLookup<'c, 'a>> {
-    let spatial = match op_name(pool).as_str() {
-        "torch.aten.max_pool1d" => 1,
-        "torch.aten.max_pool2d" => 2,
-        "torch.aten.max_pool3d" => 3,
-        _ => return None,
-    };
+    let spatial = super::max_pool::spatial_axes(pool)?;
     if pool.operand_count() != 6 || pool.result_count() != 1 {
         return None;
     }
