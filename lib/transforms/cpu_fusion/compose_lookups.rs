@@ -40,15 +40,15 @@ pub fn compose_lookups(context: &Context, module: &mut Module) -> Result<usize> 
             // Block order: a pool rewritten here feeds the quantize visited after it.
             // Each table rewrite gives x, the axis operand, the table, and where `op`'s
             // output scale and zero point are.
+            let binary = |kernel| {
+                composition(op, kernel)
+                    .map(|(x, axis, t)| (x, Axis::Ir(axis), t))
+                    .or_else(|| with_constant(op, kernel))
+                    .map(|f| (f, 6))
+            };
             let found = match op_name(op).as_str() {
-                qlower::QLINEAR_MUL => composition(op, qlinear_mul)
-                    .map(|(x, axis, t)| (x, Axis::Ir(axis), t))
-                    .or_else(|| with_constant(op, qlinear_mul))
-                    .map(|f| (f, 6)),
-                qlower::QLINEAR_ADD => composition(op, qlinear_add)
-                    .map(|(x, axis, t)| (x, Axis::Ir(axis), t))
-                    .or_else(|| with_constant(op, qlinear_add))
-                    .map(|f| (f, 6)),
+                qlower::QLINEAR_MUL => binary(qlinear_mul),
+                qlower::QLINEAR_ADD => binary(qlinear_add),
                 "torch.aten.quantize_per_tensor" => requantized_lookup::match_quantize(op)
                     .map(|(x, axis, t)| ((x, Axis::Ir(axis), t), 1)),
                 _ => {
@@ -134,13 +134,7 @@ fn with_constant<'c: 'a, 'a>(
     {
         return None;
     }
-    let bytes: Vec<u8> = (0..rows).flat_map(|_| 0..=255u8).collect();
-    let x_bytes = match x_type.dtype? {
-        DType::U8 | DType::QUInt8 => Data::U8(bytes),
-        DType::I8 | DType::QInt8 => Data::I8(bytes.into_iter().map(|v| v as i8).collect()),
-        _ => return None,
-    };
-    let x_bytes = Tensor::new(vec![rows, 256], x_bytes).ok()?;
+    let x_bytes = every_byte(x_type.dtype?, rows)?;
     let column = Tensor::new(vec![rows, 1], c.data.clone()).ok()?;
     let (first, second) = if x_is_a {
         (x_bytes, column)
@@ -236,13 +230,8 @@ fn composition<'c: 'a, 'a>(
     if table.shape != [1, 256] {
         return None;
     }
-    let x_bytes = match TensorType::parse(&x.r#type().to_string())?.dtype? {
-        DType::U8 | DType::QUInt8 => Data::U8((0..=255).collect()),
-        DType::I8 | DType::QInt8 => Data::I8((0..=255u8).map(|v| v as i8).collect()),
-        _ => return None,
-    };
-    let looked_up = Tensor::new(vec![256], table.data.clone()).ok()?;
-    let x_bytes = Tensor::new(vec![256], x_bytes).ok()?;
+    let x_bytes = every_byte(TensorType::parse(&x.r#type().to_string())?.dtype?, 1)?;
+    let looked_up = Tensor::new(vec![1, 256], table.data.clone()).ok()?;
     let (first, second) = if x_is_a {
         (x_bytes, looked_up)
     } else {
@@ -251,6 +240,18 @@ fn composition<'c: 'a, 'a>(
     let y = evaluate(op, kernel, first, second)?;
     let composed = Tensor::new(vec![1, 256], y.data).ok()?;
     Some((x, lookup.operand(2).ok()?, Value::tensor(composed)))
+}
+
+/// `rows` rows of every value of an 8-bit `dtype` in byte order, `[rows, 256]`: what a
+/// table's rows are evaluated on.
+fn every_byte(dtype: DType, rows: usize) -> Option<Tensor> {
+    let bytes = (0..rows).flat_map(|_| 0..=255u8);
+    let data = match dtype {
+        DType::U8 | DType::QUInt8 => Data::U8(bytes.collect()),
+        DType::I8 | DType::QInt8 => Data::I8(bytes.map(|v| v as i8).collect()),
+        _ => return None,
+    };
+    Tensor::new(vec![rows, 256], data).ok()
 }
 
 /// `op`'s kernel on `first` and `second` with `op`'s constant scales and zero points
