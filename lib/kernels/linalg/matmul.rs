@@ -107,19 +107,17 @@ fn run_f32(p: &Product, a: &[f32], b: &[f32]) -> Result<Option<Vec<f32>>> {
         .saturating_mul(m)
         .saturating_mul(k)
         .saturating_mul(n);
-    let fine = if work < MIN_PARALLEL_PRODUCTS {
-        out.chunks_mut(m * n)
-            .enumerate()
-            .all(|(i, y)| product(i, y, Threads::One))
-    } else if batches >= 2 * rayon::current_num_threads() {
+    let small = work < MIN_PARALLEL_PRODUCTS;
+    let fine = if !small && batches >= 2 * rayon::current_num_threads() {
         out.par_chunks_mut(m * n)
             .enumerate()
             .map(|(i, y)| product(i, y, Threads::One))
             .all(|ok| ok)
     } else {
+        let threads = if small { Threads::One } else { Threads::Pool };
         out.chunks_mut(m * n)
             .enumerate()
-            .all(|(i, y)| product(i, y, Threads::Pool))
+            .all(|(i, y)| product(i, y, threads))
     };
     Ok(fine.then_some(out))
 }
