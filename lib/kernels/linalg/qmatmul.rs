@@ -287,8 +287,13 @@ impl<E: Epilogue> Product<'_, E> {
         let four = qgemm::prefers_tiles4(self.isa);
         let mut block = rb * ROW_BLOCK;
         while block < end {
-            // Four tiles at once where the tiles prefer it and the item needs them all.
-            let count = if four && block + 3 * MR < end { 4 } else { 1 };
+            // Up to four tiles at once where the tiles prefer it: AMX takes four, and
+            // AVX2 widens the panel once for however many the item has left.
+            let count = if four {
+                (end - block).div_ceil(MR).min(4)
+            } else {
+                1
+            };
             let lhs = &self.rows[block * stride..];
             let tiles = &mut tiles[..count];
             qgemm::tiles(self.isa, Signs::UnsignedLhs, lhs, stride, panel, kq, tiles);

@@ -281,9 +281,10 @@ impl<E: Epilogue> Gemm<'_, E> {
         let four = qgemm::prefers_tiles4(job.isa);
         let (mut first_block, end_block) = (split * part, row_blocks.min((split + 1) * part));
         while first_block < end_block {
-            // Four tiles at once where the tiles prefer it and the split has them.
-            let blocks = if four && first_block + 4 <= end_block {
-                4
+            // Up to four tiles at once where the tiles prefer it: AMX takes four, and
+            // AVX2 widens the panel once for however many the split has left.
+            let blocks = if four {
+                (end_block - first_block).min(4)
             } else {
                 1
             };
