@@ -25,14 +25,15 @@ use crate::kernels::{Call, Prepared, ResultType, lookup};
 /// Operands: x, w, w_zero_point, w_scale, bias (or none), stride, padding, dilation,
 /// groups, pads (or none). Packs the weights on every call; the plan prepares them.
 pub fn dynamic_conv(c: &Call) -> Result<Vec<Value>> {
-    let w = conv_weights(c.arg(1)?, c.arg(2)?, c.arg(8)?);
+    let w = conv_weights(c.arg(1)?, c.arg(2)?, c.arg(8)?, c.arg(5).ok());
     conv_with(Isa::best(), c, w.as_ref())
 }
 
-/// `dynamic_conv` with its weights (operands 1, 2 and the groups, 8) packed once.
+/// `dynamic_conv` with its weights (operands 1, 2 and the groups, 8) packed once, for
+/// the stride (5) when it is constant.
 pub fn prepare_dynamic_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
     let at = |i: usize| constants.get(i).copied().flatten();
-    let w = conv_weights(at(1)?, at(2)?, at(8)?)?;
+    let w = conv_weights(at(1)?, at(2)?, at(8)?, at(5))?;
     Some(Arc::new(move |c: &Call| {
         conv_with(Isa::best(), c, Some(&w))
     }))
@@ -65,13 +66,19 @@ fn unit_scales(zero_point: &Value) -> Option<Value> {
     }
 }
 
-fn conv_weights(w: &Value, zero_point: &Value, groups: &Value) -> Option<ConvWeights> {
+fn conv_weights(
+    w: &Value,
+    zero_point: &Value,
+    groups: &Value,
+    stride: Option<&Value>,
+) -> Option<ConvWeights> {
     let zero_point = single(zero_point);
     ConvWeights::new(
         w.as_tensor().ok()?,
         &unit_scales(&zero_point)?,
         &zero_point,
         groups,
+        stride,
     )
 }
 

@@ -130,16 +130,23 @@ fn requantize(
 /// bias_zero_point (int or none), stride, padding, dilation, groups, input pads (torch
 /// order, or none), y_scale, y_zero_point.
 pub fn qlinear_conv(c: &Call) -> Result<Vec<Value>> {
-    match ConvWeights::new(c.arg(3)?.as_tensor()?, c.arg(4)?, c.arg(5)?, c.arg(11)?) {
+    match ConvWeights::new(
+        c.arg(3)?.as_tensor()?,
+        c.arg(4)?,
+        c.arg(5)?,
+        c.arg(11)?,
+        c.arg(8).ok(),
+    ) {
         Some(w) => conv_with(c, &w),
         None => reference_conv(c),
     }
 }
 
-/// `qlinear_conv` with its weights (operands 3–5 and the groups, 11) packed once.
+/// `qlinear_conv` with its weights (operands 3–5 and the groups, 11) packed once, for
+/// the stride (8) when it is constant.
 pub fn prepare_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
     let at = |i: usize| constants.get(i).copied().flatten();
-    let w = ConvWeights::new(at(3)?.as_tensor().ok()?, at(4)?, at(5)?, at(11)?)?;
+    let w = ConvWeights::new(at(3)?.as_tensor().ok()?, at(4)?, at(5)?, at(11)?, at(8))?;
     Some(Arc::new(move |c: &Call| conv_with(c, &w)))
 }
 

@@ -107,17 +107,31 @@ fn check(case: &Case, seed: u64) {
         results: &results,
     };
     let want = reference_conv(&call).unwrap();
-    let w = ConvWeights::new(args[3].as_tensor().unwrap(), &args[4], &args[5], &args[11])
-        .expect("the fast path takes 8-bit weights");
-    for isa in Isa::all_available() {
-        let got = run_on(isa, &call, &w)
-            .unwrap()
-            .expect("the fast path takes this case");
-        assert_eq!(got, want, "{isa:?}, seed {seed}");
-        let got = run_without_permutes(isa, &call, &w)
-            .unwrap()
-            .expect("the same");
-        assert_eq!(got, want, "{isa:?} without byte permutes, seed {seed}");
+    // Both K orders where tap-major applies.
+    for channels_last in [false, true] {
+        let Some(w) = ConvWeights::with_layout(
+            args[3].as_tensor().unwrap(),
+            &args[4],
+            &args[5],
+            &args[11],
+            channels_last,
+        ) else {
+            assert!(channels_last, "the fast path takes 8-bit weights");
+            continue;
+        };
+        for isa in Isa::all_available() {
+            let got = run_on(isa, &call, &w)
+                .unwrap()
+                .expect("the fast path takes this case");
+            assert_eq!(
+                got, want,
+                "{isa:?}, channels last {channels_last}, seed {seed}"
+            );
+            let got = run_without_permutes(isa, &call, &w)
+                .unwrap()
+                .expect("the same");
+            assert_eq!(got, want, "{isa:?} without byte permutes, seed {seed}");
+        }
     }
 }
 
@@ -193,6 +207,25 @@ fn dilated_asymmetric_1d_and_3d() {
     c.padding = vec![1, 0, 1];
     c.dilation = vec![2, 1, 1];
     check(&c, 202);
+}
+
+#[test]
+fn channels_last_batches_groups_and_long_planes() {
+    // Tap-major weights (4 channels a group): two batches and two groups, over planes
+    // of 4,900 positions, which the copy splits into tasks that end mid-plane.
+    let mut c = case(&[2, 8, 70, 70], &[6, 4, 3, 3], 2);
+    c.stride = vec![2, 2];
+    c.padding = vec![1, 1];
+    check(&c, 350);
+    // 1-D and 3-D, dilated, 20 channels (five words).
+    let mut c = case(&[1, 20, 30], &[7, 20, 3], 1);
+    c.dilation = vec![2];
+    c.padding = vec![3];
+    check(&c, 351);
+    let mut c = case(&[1, 20, 4, 5, 6], &[5, 20, 2, 3, 3], 1);
+    c.pads = None;
+    c.padding = vec![1, 0, 2];
+    check(&c, 352);
 }
 
 #[test]
@@ -274,7 +307,14 @@ fn geometry_past_two_to_the_31_is_left_to_the_reference() {
         args: &args,
         results: &results,
     };
-    let w = ConvWeights::new(args[3].as_tensor().unwrap(), &args[4], &args[5], &args[11]).unwrap();
+    let w = ConvWeights::new(
+        args[3].as_tensor().unwrap(),
+        &args[4],
+        &args[5],
+        &args[11],
+        None,
+    )
+    .unwrap();
     for isa in Isa::all_available() {
         assert!(run_on(isa, &call, &w).unwrap().is_none(), "{isa:?}");
     }
@@ -366,7 +406,8 @@ fn rescaled_depthwise_agrees_on_every_isa() {
         let x = Tensor::new(vec![2, c, 23, 45], data(seed, 2 * c * 23 * 45, false)).unwrap();
         let w = Tensor::new(vec![c, 1, k, k], data(seed + 1, c * k * k, true)).unwrap();
         let groups = Value::Int(c as i64);
-        let weights = ConvWeights::new(&w, &Value::Float(1.0), &Value::Int(0), &groups).unwrap();
+        let weights =
+            ConvWeights::new(&w, &Value::Float(1.0), &Value::Int(0), &groups, None).unwrap();
         let (strides, pads, dilations) = (
             Value::IntList(vec![stride; 2]),
             Value::IntList(vec![pad; 2]),

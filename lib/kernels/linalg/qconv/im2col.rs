@@ -140,6 +140,9 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
         target: Target,
         need_sums: bool,
     ) {
+        if let Some(cl) = &self.channels_last {
+            return self.pack_channels_last(cl, (b, g), (first, count), target, need_sums);
+        }
         let s = self.s;
         let [_, oh, ow] = s.output;
         let [id, ih, iw] = s.input;

@@ -10,6 +10,7 @@
 //! (per-channel terms), `im2col` (packing the activations), `gemm` (the tile loop)
 //! and `depthwise`; this one checks the operands and picks the kernel.
 
+mod channels_last;
 mod depthwise;
 mod gemm;
 mod geometry;
@@ -26,6 +27,7 @@ use crate::kernels::isa::Isa;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType};
+use channels_last::ChannelsLast;
 pub use geometry::Geometry;
 use geometry::{Shape, shape, shape_of};
 use im2col::Padded;
@@ -99,8 +101,11 @@ fn run_with(isa: Isa, permutes: bool, c: &Call, w: &ConvWeights) -> Result<Optio
         permutes,
         padded: None,
         plane: [0; 3],
+        channels_last: None,
     };
-    let (shape_out, y) = job.run(x.rank())?;
+    let Some((shape_out, y)) = job.run(x.rank())? else {
+        return Ok(None);
+    };
     let t = terms
         .out
         .tensor(shape_out, y, quantized.then(|| yp.scale(0)))?;
@@ -148,15 +153,18 @@ pub fn run_rescaled(
         permutes: permutes(isa),
         padded: None,
         plane: [0; 3],
+        channels_last: None,
     };
-    let (shape_out, y) = job.run(x.rank())?;
+    let Some((shape_out, y)) = job.run(x.rank())? else {
+        return Ok(None);
+    };
     Ok(Some(Tensor::new(shape_out, Data::F32(y))?))
 }
 
 impl<E: Epilogue> Job<'_, E> {
     /// The output's shape and values: the depthwise kernel when it applies, else im2col
-    /// and the GEMM.
-    fn run(self, rank: usize) -> Result<(Vec<usize>, Vec<E::Out>)> {
+    /// and the GEMM; `None` where the channels-last copy cannot be made.
+    fn run(self, rank: usize) -> Result<Option<Convolved<E>>> {
         let (s, w) = (self.s, self.w);
         let mut shape_out = vec![s.batch, w.shape[0]];
         shape_out.extend(&s.output[3 - (rank - 2)..]);
@@ -165,15 +173,29 @@ impl<E: Epilogue> Job<'_, E> {
         // A depthwise plane over the budget leaves the work to im2col, which needs none.
         match (&w.taps, s.depthwise_plane()) {
             (Some(taps), Some(plane)) => Job { plane, ..self }.depthwise(taps, &mut y),
+            _ if w.channels_last => {
+                // Weights packed tap-major read nothing but the channels-last copy.
+                let Some(cl) = ChannelsLast::new(self.isa, s, w.groups, self.x, self.x_zero) else {
+                    return Ok(None);
+                };
+                Job {
+                    channels_last: Some(cl),
+                    ..self
+                }
+                .gemm(&mut y)
+            }
             _ => Job {
                 padded: Padded::new(s, self.x, self.x_zero),
                 ..self
             }
             .gemm(&mut y),
         }
-        Ok((shape_out, y))
+        Ok(Some((shape_out, y)))
     }
 }
+
+/// A convolution's output: its shape and values.
+type Convolved<E> = (Vec<usize>, Vec<<E as Epilogue>::Out>);
 
 /// One call's operands as the kernels read them. `im2col`, `gemm` and `depthwise`
 /// each add their methods in their own file.
@@ -199,4 +221,6 @@ struct Job<'a, E: Epilogue = Output> {
     padded: Option<Padded<'a>>,
     /// Depthwise only: `Shape::depthwise_plane`.
     plane: [usize; 3],
+    /// With weights packed tap-major: the input, channels last.
+    channels_last: Option<ChannelsLast>,
 }

@@ -35,7 +35,7 @@ fn run_conv(args: &[Value], isa: Option<Isa>) -> Vec<u32> {
     let c = Call { args, results: &[] };
     match isa {
         Some(isa) => {
-            let w = conv_weights(&args[1], &args[2], &args[8]).unwrap();
+            let w = conv_weights(&args[1], &args[2], &args[8], Some(&args[5])).unwrap();
             bits(&conv_with(isa, &c, Some(&w)).unwrap())
         }
         None => bits(&conv_with(Isa::Portable, &c, None).unwrap()),
@@ -53,6 +53,8 @@ fn conv_fast_path_equals_the_reference() {
         (6, 9, 3, 1, 2, true, true, true),
         (5, 40, 1, 3, 2, true, false, false),
         (8, 8, 8, 5, 2, false, true, true),
+        // Tap-major weights (32 channels at stride 2), per-channel zero points.
+        (32, 8, 1, 3, 2, true, true, true),
     ];
     for (i, &(c_in, c_out, groups, k, stride, pads, per_channel, with_bias)) in
         cases.iter().enumerate()
