@@ -121,9 +121,22 @@ impl<E: Epilogue> Job<'_, E> {
             let mut inside = [false; NR];
             let mut border = [0usize; NR];
             let mut borders = 0;
+            // The first column's output coordinates, then a step along the row per
+            // column (a division per column cost more than the rest of the panel).
+            let n = first + p * NR;
+            let mut at = [n / (oh * ow), (n / ow) % oh, n % ow];
             for j in 0..NR.min(count.saturating_sub(p * NR)) {
-                let n = first + p * NR + j;
-                let at = [n / (oh * ow), (n / ow) % oh, n % ow];
+                if j > 0 {
+                    at[2] += 1;
+                    if at[2] == ow {
+                        at[2] = 0;
+                        at[1] += 1;
+                        if at[1] == oh {
+                            at[1] = 0;
+                            at[0] += 1;
+                        }
+                    }
+                }
                 let o: [isize; 3] = std::array::from_fn(|d| {
                     (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize
                 });
