@@ -50,10 +50,10 @@ impl ConvWeights {
             .and_then(|s| s.as_int_list().ok())
             .is_some_and(|s| s.iter().any(|&v| v > 1));
         // Measured at 1 thread against the tap-row im2col: 3x3 convolutions over 64
-        // channels at 20x20 and 28x28 0.07 -> 0.055 and 0.18 -> 0.13 ms, a stride-2
-        // one over 128 channels at 20x20 0.21 -> 0.08 ms, one over 32 at 80x80 0.54
-        // -> 0.29 ms; but over 32 channels at stride 1 and over 16 at either stride,
-        // each word of the tap brings too few bytes: up to twice as slow.
+        // channels at 20x20 and 28x28 0.07 -> 0.055 and 0.18 -> 0.13 ms; stride-2
+        // ones over 128 channels from 20x20 0.21 -> 0.08 ms and over 32 from 80x80
+        // 0.54 -> 0.29 ms; but over 32 channels at stride 1 and over 16 at either
+        // stride, each word of a tap brings too few bytes: up to twice as slow.
         let channels_last = tap_major_applies(c_per_group, kernel_taps)
             && (c_per_group >= 64 || (c_per_group >= 32 && strided));
         Self::with_layout(w, scale, zero_point, groups, channels_last)
