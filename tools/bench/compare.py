@@ -20,9 +20,11 @@ The script generates every model itself (under a temporary directory):
 - resnet18-ort: the ResNet-18-shaped float model of tools/differential/make_resnet18.py,
   quantized by ONNX Runtime's quantize_static (QDQ, per-channel int8 weights, uint8
   activations), calibrated on a few random inputs
+- resnet18-qop: the same, quantized by quantize_static in the QOperator format
+  (QLinearConv, QLinearAdd and their kin)
 - resnet18-qlower: the same float model quantized by `qlower quantize --mode static
   --per-channel` on the same calibration inputs
-Both end-to-end rows run on ONNX Runtime and qlower alike, so each ratio compares the
+The end-to-end rows run on ONNX Runtime and qlower alike, so each ratio compares the
 two backends on one model. `--models` picks a subset; `--e2e-iterations` sets the timed
 runs of the end-to-end models, which are slower than the single ops. `--onnx NAME=PATH`
 adds a model file (a real model's dynamic form, say) with random inputs whose symbolic
@@ -180,7 +182,7 @@ def resnet18_float(work, size):
     return path
 
 
-def resnet18_ort(float_path, work, samples):
+def resnet18_ort(float_path, work, samples, qoperator=False):
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_static)
 
@@ -191,8 +193,9 @@ def resnet18_ort(float_path, work, samples):
         def get_next(self):
             return next(self.it, None)
 
-    out = os.path.join(work, "resnet18_ort.onnx")
-    quantize_static(float_path, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+    out = os.path.join(work, "resnet18_qop.onnx" if qoperator else "resnet18_ort.onnx")
+    quant_format = QuantFormat.QOperator if qoperator else QuantFormat.QDQ
+    quantize_static(float_path, out, Reader(), quant_format=quant_format, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
     return out
 
@@ -239,7 +242,7 @@ def main():
     p.add_argument("--size", type=int, default=224, help="ResNet-18 input height and width")
     p.add_argument("--calibration-samples", type=int, default=4)
     p.add_argument("--models", default="stem,conv3x3,depthwise,matmul,dynconv,dynmatmul,"
-                   "resnet18-ort,resnet18-qlower")
+                   "resnet18-ort,resnet18-qop,resnet18-qlower")
     p.add_argument("--onnx", action="append", default=[], metavar="NAME=PATH",
                    help="also time this model file (e.g. a real model's dynamic form), random inputs; "
                         "timed with --e2e-iterations")
@@ -273,6 +276,9 @@ def main():
         if "resnet18-ort" in wanted:
             path = resnet18_ort(float_path, work, samples)
             models.append(("resnet18-ort", path, feeds, args.e2e_iterations))
+        if "resnet18-qop" in wanted:
+            path = resnet18_ort(float_path, work, samples, qoperator=True)
+            models.append(("resnet18-qop", path, feeds, args.e2e_iterations))
         if "resnet18-qlower" in wanted:
             path = resnet18_qlower(args.qlower, float_path, work, samples)
             models.append(("resnet18-qlower", path, feeds, args.e2e_iterations))
