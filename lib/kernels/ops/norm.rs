@@ -23,12 +23,18 @@ pub fn lookup(op: &str) -> Option<Kernel> {
     })
 }
 
-/// A float tensor's values and precision; other inputs are refused.
-fn float_input(t: &Tensor, what: &str) -> Result<(Vec<f64>, DType)> {
+/// A float tensor's precision; other inputs are refused.
+fn float_dtype(t: &Tensor, what: &str) -> Result<DType> {
     let dtype = t.data.dtype();
     if t.quant.is_some() || !dtype.is_float() {
         bail!("{what} must be a float tensor, but is {}", t.dtype());
     }
+    Ok(dtype)
+}
+
+/// A float tensor's values and precision; other inputs are refused.
+fn float_input(t: &Tensor, what: &str) -> Result<(Vec<f64>, DType)> {
+    let dtype = float_dtype(t, what)?;
     Ok((t.data.to_f64(), dtype))
 }
 
@@ -37,10 +43,7 @@ fn float_input(t: &Tensor, what: &str) -> Result<(Vec<f64>, DType)> {
 /// `y = x·s + (b - mean·s)` with `s = weight / sqrt(var + eps)`.
 fn batch_norm(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
-    let dtype = x.data.dtype();
-    if x.quant.is_some() || !dtype.is_float() {
-        bail!("the input must be a float tensor, but is {}", x.dtype());
-    }
+    let dtype = float_dtype(x, "the input")?;
     if x.rank() < 2 {
         bail!("batch_norm of shape {:?}: needs (N, C, ...)", x.shape);
     }
@@ -179,17 +182,16 @@ mod tests {
         // Channel 0: mean 1, var 4 - eps → scale 1/2; channel 1: weight 2, bias 1.
         let eps = 1e-5f32;
         let x = f32s(&[1, 2, 2], &[1.0, 3.0, 0.0, 1.0]);
-        let args = [
+        let args = batch_norm_args(
             x,
-            f32s(&[2], &[1.0, 2.0]),
-            f32s(&[2], &[0.0, 1.0]),
-            f32s(&[2], &[1.0, 0.0]),
-            f32s(&[2], &[4.0 - eps, 1.0 - eps]),
-            Value::Bool(false),
-            Value::Float(0.1),
-            Value::Float(eps as f64),
-            Value::Bool(false),
-        ];
+            [
+                &[1.0, 2.0],
+                &[0.0, 1.0],
+                &[1.0, 0.0],
+                &[4.0 - eps, 1.0 - eps],
+            ],
+            eps,
+        );
         let t = run1("aten.batch_norm", &args, unknown()).unwrap();
         let y = f32_values(&t);
         let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
@@ -201,6 +203,23 @@ mod tests {
         let mut no_stats = args;
         no_stats[3] = Value::None;
         assert!(run("aten.batch_norm", &no_stats, &[unknown()]).is_err());
+    }
+
+    /// `aten.batch_norm`'s operands in inference: x, then weight, bias, running mean and
+    /// running variance, one value per channel each.
+    fn batch_norm_args(x: Value, per_channel: [&[f32]; 4], eps: f32) -> [Value; 9] {
+        let [w, b, m, v] = per_channel.map(|c| f32s(&[c.len()], c));
+        [
+            x,
+            w,
+            b,
+            m,
+            v,
+            Value::Bool(false),
+            Value::Float(0.1),
+            Value::Float(eps as f64),
+            Value::Bool(false),
+        ]
     }
 
     #[test]
@@ -219,17 +238,7 @@ mod tests {
             [0.9f32, 1e-3, 7.0],
         );
         let eps = 1e-5f32;
-        let args = [
-            f32s(&[n, channels, inner], &x),
-            f32s(&[channels], &w),
-            f32s(&[channels], &b),
-            f32s(&[channels], &m),
-            f32s(&[channels], &v),
-            Value::Bool(false),
-            Value::Float(0.1),
-            Value::Float(eps as f64),
-            Value::Bool(false),
-        ];
+        let args = batch_norm_args(f32s(&[n, channels, inner], &x), [&w, &b, &m, &v], eps);
         let t = run1("aten.batch_norm", &args, unknown()).unwrap();
         let y = f32_values(&t);
         let r = |v: f64| v as f32 as f64;

@@ -100,10 +100,14 @@ impl<E: Epilogue> Job<'_, E> {
         let kq = qgemm::quads(self.w.k);
         let base = (b * self.w.groups + g) * id * ih * iw * cq;
         let pad = cl.padding();
-        let size = s.input;
         // How far past its origin a pixel's last tap reaches, per dimension.
         let span: [isize; 3] =
             std::array::from_fn(|d| ((s.kernel[d] - 1) * s.dilation[d]) as isize);
+        // Whether input coordinate `v` of dimension `d` is inside the input, and the
+        // words from the unit's first position to position `p`.
+        let within = |d: usize, v: isize| (0..s.input[d] as isize).contains(&v);
+        let words_to =
+            |p: [isize; 3]| ((p[0] * ih as isize + p[1]) * iw as isize + p[2]) * cq as isize;
         let Target { panels, sums, .. } = target;
         let width = sums.len();
         // Panels wholly past `count` are never multiplied.
@@ -141,11 +145,9 @@ impl<E: Epilogue> Job<'_, E> {
                     (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize
                 });
                 origin[j] = o;
-                let fits = |d: usize| o[d] >= 0 && o[d] + span[d] < size[d] as isize;
-                if fits(0) && fits(1) && fits(2) {
+                if (0..3).all(|d| within(d, o[d]) && within(d, o[d] + span[d])) {
                     inside[j] = true;
-                    home[j] = base as isize
-                        + ((o[0] * ih as isize + o[1]) * iw as isize + o[2]) * cq as isize;
+                    home[j] = base as isize + words_to(o);
                 } else {
                     border[borders] = j;
                     borders += 1;
@@ -160,9 +162,7 @@ impl<E: Epilogue> Job<'_, E> {
                             (c * s.dilation[1]) as isize,
                             (e * s.dilation[2]) as isize,
                         ];
-                        let shift = ((offset[0] * ih as isize + offset[1]) * iw as isize
-                            + offset[2])
-                            * cq as isize;
+                        let shift = words_to(offset);
                         let mut at = [pad; NR];
                         for j in 0..NR {
                             if inside[j] {
@@ -170,17 +170,9 @@ impl<E: Epilogue> Job<'_, E> {
                             }
                         }
                         for &j in &border[..borders] {
-                            let o = origin[j];
-                            let (z, y, x) = (o[0] + offset[0], o[1] + offset[1], o[2] + offset[2]);
-                            if z >= 0
-                                && y >= 0
-                                && x >= 0
-                                && (z as usize) < id
-                                && (y as usize) < ih
-                                && (x as usize) < iw
-                            {
-                                let position = (z as usize * ih + y as usize) * iw + x as usize;
-                                at[j] = base + position * cq;
+                            let t: [isize; 3] = std::array::from_fn(|d| origin[j][d] + offset[d]);
+                            if (0..3).all(|d| within(d, t[d])) {
+                                at[j] = (base as isize + words_to(t)) as usize;
                             }
                         }
                         let rows = &mut panel[tap * cq * NR * 4..][..cq * NR * 4];
@@ -208,7 +200,7 @@ impl<E: Epilogue> Job<'_, E> {
 fn to_words(isa: Isa, planes: &[u8], positions: usize, first: usize, cq: usize, dst: &mut [u32]) {
     let n = dst.len() / cq;
     #[cfg(target_arch = "x86_64")]
-    if isa.includes(Isa::Avx512Vnni)
+    if isa == Isa::Avx512Vnni
         && isa.available()
         && planes.len() == 4 * cq * positions
         && first + n <= positions
