@@ -104,10 +104,17 @@ impl<E: Epilogue> Job<'_, E> {
         let span: [isize; 3] =
             std::array::from_fn(|d| ((s.kernel[d] - 1) * s.dilation[d]) as isize);
         // Whether input coordinate `v` of dimension `d` is inside the input, and the
-        // words from the unit's first position to position `p`.
+        // words from the unit's first position to position `p`. Wrapping: a tap's
+        // offset can lie far past the input (dilation up to 2^31), and its shift is
+        // then read by no pixel.
         let within = |d: usize, v: isize| (0..s.input[d] as isize).contains(&v);
-        let words_to =
-            |p: [isize; 3]| ((p[0] * ih as isize + p[1]) * iw as isize + p[2]) * cq as isize;
+        let words_to = |p: [isize; 3]| {
+            p[0].wrapping_mul(ih as isize)
+                .wrapping_add(p[1])
+                .wrapping_mul(iw as isize)
+                .wrapping_add(p[2])
+                .wrapping_mul(cq as isize)
+        };
         let Target { panels, sums, .. } = target;
         let width = sums.len();
         // Panels wholly past `count` are never multiplied.
