@@ -14,7 +14,7 @@ use crate::ir::parse::parse_module;
 use crate::onnx::load::load_model;
 use crate::onnx::validate::ValidModel;
 use crate::runtime::plan::Plan;
-use crate::transforms::{self, FoldLimits};
+use crate::transforms::{self, FoldLimits, downstream};
 
 /// The form `qlower` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -29,6 +29,45 @@ pub enum Emit {
     /// As `fused`, then each pattern the CPU backend runs as one kernel written as one
     /// `qlower.` op (`fuse-for-cpu`); what `qlower run` and `bench` execute.
     Backend,
+}
+
+/// A downstream compiler whose limits `--target` works around (`transforms::downstream`):
+/// passes after the canonical pipeline, never a change of the default output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// IREE (`iree-compile --iree-input-type=torch`), 3.13.
+    Iree,
+    /// torch-mlir's backend pipelines (`torch-mlir-opt`), 20261001.
+    TorchMlir,
+}
+
+impl Target {
+    /// The passes, in order, that write what this compiler lowers; each is in
+    /// `passes()`. fold-constants after the decomposition evaluates a constant weight's
+    /// quantization arithmetic (it is not a Q/DQ op), so downstream gets int8 weights.
+    pub fn passes(self) -> &'static [&'static str] {
+        match self {
+            Target::Iree => &[
+                "decompose-quantize-per-channel",
+                "slice-strided-pointwise-conv",
+                "pool-unsigned-as-float",
+                "fold-constants",
+                "canonicalize-quant",
+                "dce",
+                "materialize-returned-uint8",
+                "dce",
+            ],
+            Target::TorchMlir => &[
+                "decompose-quantize-per-channel",
+                "pool-unsigned-as-float",
+                "fold-constants",
+                "canonicalize-quant",
+                "dce",
+                "materialize-returned-uint8",
+                "dce",
+            ],
+        }
+    }
 }
 
 /// Settings that passes read; the command lines fill them from flags.
@@ -85,8 +124,23 @@ pub fn passes() -> &'static [Pass] {
             run: run_expand_recurrent,
         },
         Pass {
+            name: "decompose-quantize-per-channel",
+            description: "Write int_repr(quantize_per_channel(x)) as ONNX's arithmetic, saturate(round(x / s[c]) + z[c]), which torch-mlir and IREE lower (--target)",
+            run: run_decompose_quantize_per_channel,
+        },
+        Pass {
+            name: "slice-strided-pointwise-conv",
+            description: "Slice the integers of a strided, unpadded 1x1 convolution's dequantized input and convolve with stride 1, which IREE compiles without a stack overflow (--target iree)",
+            run: run_slice_strided_pointwise_conv,
+        },
+        Pass {
+            name: "pool-unsigned-as-float",
+            description: "Pool ui8 integers as their f32 values between casts, since torch-mlir compares integers as signed (--target)",
+            run: run_pool_unsigned_as_float,
+        },
+        Pass {
             name: "materialize-returned-uint8",
-            description: "Return each uint8 literal a function returns as int_repr(quantize_per_tensor(float literal, 1.0, 0)), which torch-mlir does not fold back into a literal it mistypes (the torch form's last pass)",
+            description: "Return each uint8 literal a function returns as int_repr(quantize_per_tensor(float literal, 1.0, 0)), which torch-mlir does not fold back into a literal it mistypes (--target)",
             run: run_materialize_returned_uint8,
         },
         Pass {
@@ -166,7 +220,34 @@ fn run_materialize_returned_uint8<'c>(
     module: &mut Module<'c>,
     _: &PassOptions,
 ) -> Result<Vec<String>> {
-    transforms::materialize_returned_uint8(context, module)?;
+    downstream::materialize_returned_uint8(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_decompose_quantize_per_channel<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    downstream::decompose_quantize_per_channel(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_slice_strided_pointwise_conv<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    downstream::slice_strided_pointwise_conv(context, module)?;
+    Ok(Vec::new())
+}
+
+fn run_pool_unsigned_as_float<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    downstream::pool_unsigned_as_float(context, module)?;
     Ok(Vec::new())
 }
 
@@ -225,6 +306,9 @@ pub struct Options {
     pub strict: bool,
     /// Settings of the simplification passes.
     pub passes: PassOptions,
+    /// The downstream compiler the `torch` form is written for; `None` (the default)
+    /// writes the canonical form.
+    pub target: Option<Target>,
 }
 
 pub struct Compiled<'c> {
@@ -257,10 +341,15 @@ pub fn compile<'c>(
             // The attribute constants the replaced ops read are dead now.
             transforms::dce(context, &mut module);
         }
-        if transforms::materialize_returned_uint8(context, &mut module)? > 0 {
-            // The uint8 literals are dead now.
-            transforms::dce(context, &mut module);
+        if let Some(target) = options.target {
+            run_passes(context, &mut module, target.passes(), &options.passes)?;
         }
+    } else if let Some(target) = options.target {
+        bail!(
+            "--target {} writes the torch form; it does not apply to --emit {}",
+            flag_value(target),
+            flag_value(emit)
+        );
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
         // The `torch` form keeps torch-mlir's round trips; qlower's own fusions match
@@ -276,6 +365,30 @@ pub fn compile<'c>(
         fuse_for_backend(context, &mut module)?;
     }
     Ok(Compiled { module, warnings })
+}
+
+/// How the command line spells `v`.
+fn flag_value(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// Runs the passes named `names` in order (each must be in `passes()`).
+pub fn run_passes<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    names: &[&str],
+    options: &PassOptions,
+) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    for name in names {
+        let Some(pass) = passes().iter().find(|p| p.name == *name) else {
+            bail!("no pass is named '{name}'");
+        };
+        warnings.extend((pass.run)(context, module, options)?);
+    }
+    Ok(warnings)
 }
 
 /// The fused form, without dead ops, to the backend form: `sink-dequantize`,

@@ -17,7 +17,7 @@ use qlower::budget::{parse_bytes, set_max_tensor_bytes};
 use qlower::ir::context::new_context;
 use qlower::onnx::load::load_model;
 use qlower::output::write_display;
-use qlower::pipeline::{Emit, Options, PassOptions, compile};
+use qlower::pipeline::{Emit, Options, PassOptions, Target, compile};
 use qlower::timing::PhaseTimer;
 use qlower::transforms::FoldLimits;
 
@@ -46,6 +46,10 @@ struct CompileArgs {
     /// Which form of the IR to print.
     #[arg(long, value_enum, default_value_t = Emit::Torch)]
     emit: Emit,
+    /// Write the torch form a downstream compiler lowers, working around what it lacks
+    /// (e.g. quantize_per_channel as arithmetic); without it, the canonical form.
+    #[arg(long, value_enum)]
+    target: Option<Target>,
     /// Fail when an op has no lowering, instead of leaving it in import form.
     #[arg(long)]
     strict: bool,
@@ -130,6 +134,7 @@ fn compile_command(args: CompileArgs) -> Result<()> {
                     max_output_elements: args.fold_max_output_elements,
                 },
             },
+            target: args.target,
         },
     )?;
     for w in &compiled.warnings {

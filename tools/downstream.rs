@@ -60,11 +60,18 @@ fn every_compiled_test_model_is_accepted_by_mlir_opt_and_torch_mlir_opt() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for model in &all {
-        for emit in ["import", "torch"] {
+        for form in [
+            &["--emit", "import"][..],
+            &["--emit", "torch"],
+            &["--target", "torch-mlir"],
+            &["--target", "iree"],
+        ] {
+            let emit = form.join(" ");
             let out = tmp.path().join(format!("{checked}.mlir"));
             let status = Command::new(env!("CARGO_BIN_EXE_qlower"))
                 .arg(model)
-                .args(["--emit", emit, "-o"])
+                .args(form)
+                .arg("-o")
                 .arg(&out)
                 .output()
                 .unwrap();
@@ -82,7 +89,7 @@ fn every_compiled_test_model_is_accepted_by_mlir_opt_and_torch_mlir_opt() {
             ] {
                 if let Err(e) = accepts(&tool, &args, &out) {
                     failures.push(format!(
-                        "{} --emit {emit}: {} refused it:\n{e}",
+                        "{} {emit}: {} refused it:\n{e}",
                         model.display(),
                         tool.display()
                     ));
@@ -166,7 +173,8 @@ fn every_lowered_conversion_test_is_accepted_by_torch_mlir_opt() {
 #[path = "oracle_script.rs"]
 mod oracle_script;
 
-/// Every end-to-end model of the suite, in the default `--emit torch` form, reaches
+/// Every end-to-end model of the suite, written for each compiler (`--target torch-mlir`,
+/// `--target iree`), reaches
 /// linalg through torch-mlir's pipelines and compiles and runs with IREE, whose outputs
 /// equal `qlower run`'s within one quantization step (a real model's float outputs:
 /// within its form's relative L2 bound). The real models are those of

@@ -2,9 +2,9 @@
 //! them, and emitting the torch sequences that make quantization explicit.
 //!
 //! A scale with one element is per-tensor; a 1-D scale with more is per-axis along
-//! `axis`. Per-axis parameters stay tensors (`_make_per_channel_quantized_tensor`, and
-//! the per-axis quantization arithmetic, see `per_channel_integers`): they are never
-//! reduced to per-tensor, and the axis is kept.
+//! `axis`. Per-axis parameters stay tensors (`quantize_per_channel`,
+//! `_make_per_channel_quantized_tensor`): they are never reduced to per-tensor, and the
+//! axis is kept.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -12,6 +12,7 @@ use melior::ir::Value;
 use super::binder::{Binder, tensor_type_of};
 use super::quantization::cast;
 use crate::dialect::builder::TorchBuilder;
+use crate::dialect::quantize_arithmetic::{ArithmeticQuant, quantize_by_arithmetic};
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
@@ -391,7 +392,9 @@ fn widened<'c, 'a>(
 }
 
 /// `quantize_per_{tensor,channel}` + `int_repr`: the float tensor `x` quantized with `p`,
-/// as the integer tensor ONNX produces.
+/// as the integer tensor ONNX produces. Per axis this is the form torch-mlir's own ONNX
+/// importer writes; `--target iree|torch-mlir` decomposes it into the arithmetic, which
+/// those compilers lower (`transforms/decompose_quantize_per_channel.rs`).
 pub fn quantize<'c, 'a>(
     b: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
@@ -399,7 +402,7 @@ pub fn quantize<'c, 'a>(
     p: &QuantParams<'c, 'a>,
 ) -> Result<Value<'c, 'a>> {
     if is_16_bit(p.storage) || p.storage.four_bit_range().is_some() {
-        return quantize_integers(b, x, x_type, p, p.axis);
+        return quantize_integers(b, x, x_type, p);
     }
     let qdtype = p.quantized_dtype()?;
     let qtype = x_type.with_dtype(qdtype);
@@ -410,96 +413,36 @@ pub fn quantize<'c, 'a>(
             let zp = zero_point_int(b, p)?;
             b.aten_tensor("quantize_per_tensor", &[x, scale, zp, dtype], &qtype)?
         }
-        Some(axis) => return quantize_integers(b, x, x_type, p, Some(axis)),
+        Some(axis) => {
+            let zp = zero_point_tensor(b, p)?;
+            let axis = b.int(axis)?;
+            b.aten_tensor(
+                "quantize_per_channel",
+                &[x, p.scale, zp, axis, dtype],
+                &qtype,
+            )?
+        }
     };
     b.aten_tensor("int_repr", &[q], &x_type.with_dtype(p.storage))
 }
 
-/// Per-axis quantization to 8 or 32 bits, and any quantization to 16 bits, written as the
-/// arithmetic ONNX defines: `saturate(round(x / scale[c]) + zero_point[c])`, with scale
-/// and zero point reshaped to broadcast along `axis` (to scalars per tensor). torch-mlir
-/// (and so IREE) has no lowering of `quantize_per_channel` and no 16-bit quantized
-/// types, and these ops compute the same integers as qlower's quantize kernel: the f32
-/// quotient, rounded half to even, plus the zero point (exact in f32 below 2^24; beyond
-/// that both saturate; to int32 the sum is taken in si64). The quantization stays
-/// explicit: the integers feed
-/// `_make_per_{tensor,channel}_quantized_tensor` (with the same scales, zero points and
-/// axis) and `dequantize.self`. On a constant weight, fold-constants turns these ops
-/// into the integer literal, the form a QOperator model stores.
+/// Quantization to 16 or 4 bits, for which torch has no quantized type: the arithmetic
+/// ONNX defines (`dialect::quantize_arithmetic`), whose integers then feed
+/// `_make_per_{tensor,channel}_quantized_tensor` (widened, with the same scales, zero
+/// points and axis) and `dequantize.self` wherever a DequantizeLinear reads them.
 fn quantize_integers<'c, 'a>(
     b: &TorchBuilder<'c, 'a>,
     x: Value<'c, 'a>,
     x_type: &TensorType,
     p: &QuantParams<'c, 'a>,
-    axis: Option<i64>,
 ) -> Result<Value<'c, 'a>> {
-    let (lo, hi) = match p.storage {
-        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
-        DType::U8 => (0.0, 255.0),
-        DType::I8 => (-128.0, 127.0),
-        DType::U16 => (0.0, 65535.0),
-        DType::I16 => (-32768.0, 32767.0),
-        DType::I4 => (-8.0, 7.0),
-        DType::U4 => (0.0, 15.0),
-        other => bail!("quantization to {other} by arithmetic is not supported"),
+    let params = ArithmeticQuant {
+        scale: p.scale,
+        scale_dtype: p.scale_type.dtype.unwrap_or(DType::F32),
+        zero_point: zero_point_tensor(b, p)?,
+        storage: p.storage,
+        axis: p.axis,
+        length: p.length,
     };
-    let Some(rank) = x_type.rank() else {
-        bail!("quantization of a tensor of unknown rank");
-    };
-    let shape = match axis {
-        Some(axis) => {
-            let mut shape = vec![1i64; rank];
-            let Some(dim) = usize::try_from(axis).ok().and_then(|a| shape.get_mut(a)) else {
-                bail!("axis {axis} is out of range for rank {rank}");
-            };
-            *dim = p.length as i64;
-            shape
-        }
-        None => Vec::new(),
-    };
-    let floats = TensorType::known(DType::F32, &shape);
-    let dims = b.int_list(&shape)?;
-    let mut scale = b.aten_tensor(
-        "reshape",
-        &[p.scale, dims],
-        &TensorType::known(p.scale_type.dtype.unwrap_or(DType::F32), &shape),
-    )?;
-    if p.scale_type.dtype != Some(DType::F32) {
-        scale = cast(b, scale, &floats)?;
-    }
-    let zp = zero_point_tensor(b, p)?;
-    let zp = b.aten_tensor(
-        "reshape",
-        &[zp, dims],
-        &TensorType::known(p.storage, &shape),
-    )?;
-    let wide = p.storage == DType::I32;
-    let zp_f32 = if wide { zp } else { cast(b, zp, &floats)? };
-    let f = x_type.with_dtype(DType::F32);
-    let q = b.aten_tensor("div.Tensor", &[x, scale], &f)?;
-    let q = b.aten_tensor("round", &[q], &f)?;
-    let one = b.int(1)?;
-    if wide {
-        // f32 cannot hold every int32, but the rounded quotient is an integer f32 value,
-        // exact in si64, so the zero point is added and the sum saturated there. The
-        // quotient is first bounded to ±2^33, beyond which the sum saturates anyway.
-        let bound = 8_589_934_592.0;
-        let (neg, pos) = (b.float(-bound)?, b.float(bound)?);
-        let q = b.aten_tensor("clamp", &[q, neg, pos], &f)?;
-        let wide = x_type.with_dtype(DType::I64);
-        let q = cast(b, q, &wide)?;
-        let zp = cast(b, zp, &TensorType::known(DType::I64, &shape))?;
-        let q = b.aten_tensor("add.Tensor", &[q, zp, one], &wide)?;
-        let (lo, hi) = (b.int(lo as i64)?, b.int(hi as i64)?);
-        let q = b.aten_tensor("clamp", &[q, lo, hi], &wide)?;
-        return cast(b, q, &x_type.with_dtype(DType::I32));
-    }
-    let zp = zp_f32;
-    let q = b.aten_tensor("add.Tensor", &[q, zp, one], &f)?;
-    let (lo, hi) = (b.float(lo)?, b.float(hi)?);
-    let q = b.aten_tensor("clamp", &[q, lo, hi], &f)?;
-    // Through si32: torch-mlir converts f32 to ui8 as if to si8 (saturating at 127);
-    // f32 to si32 and the truncation of si32 to the 4-, 8- or 16-bit type are exact here.
-    let q = cast(b, q, &x_type.with_dtype(DType::I32))?;
-    cast(b, q, &x_type.with_dtype(p.storage))
+    quantize_by_arithmetic(b, x, x_type, &params)
 }

@@ -5,4 +5,5 @@ pub mod onnx_attributes;
 pub mod ops;
 pub mod qdq;
 pub mod qlower;
+pub mod quantize_arithmetic;
 pub mod types;

@@ -96,6 +96,21 @@ pub fn op_pattern(
     create_op_rewrite_pattern(root, benefit, context, callback, generated)
 }
 
+/// A pattern given as data: its root op, the ops it may create, and its body.
+pub type Rule = (&'static str, &'static [&'static str], Box<PatternFn>);
+
+/// Runs `rules` (benefit 1 each, failures recorded in one log) to a fixed point.
+pub fn apply_rules(context: &Context, module: &Module, rules: Vec<Rule>) -> Result<()> {
+    let log = Rc::new(FailureLog::default());
+    let patterns = rules
+        .into_iter()
+        .map(|(root, generated, body)| {
+            op_pattern(context, root, 1, generated, Rc::clone(&log), body)
+        })
+        .collect();
+    apply_greedily(context, module, patterns)
+}
+
 /// Runs `patterns` to a fixed point over `module` on MLIR's greedy driver. Region
 /// simplification is off: it could drop block arguments that stand for graph inputs.
 pub fn apply_greedily(

@@ -1,10 +1,6 @@
 //! `canonicalize-quant`: simplifications of the quantized form that never lose a
 //! quantization op's meaning.
 //! - `item` of a one-element literal becomes a `torch.constant`.
-//! - A strided 1×1 convolution of a dequantized tensor subsamples the integers first and
-//!   convolves with stride 1 (see strided_pointwise_conv.rs: IREE's form).
-//! - A max pool of `ui8` integers pools their f32 values (see unsigned_max_pool.rs:
-//!   torch-mlir compares integers as signed).
 //! - Duplicate literals, constants and constant lists are merged (see merge.rs).
 //!
 //! `collapse-quant-round-trips` (`collapse_quant_round_trips`), for the CPU pipelines
@@ -14,8 +10,6 @@
 //! `torch` form keeps the round trip: it is the form torch-mlir's ONNX importer writes,
 //! and torch-mlir's `torch-fuse-quantized-ops` crashes on a `quantize_*` that feeds
 //! `dequantize.self` directly.
-
-use std::rc::Rc;
 
 use anyhow::Result;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -27,33 +21,19 @@ use super::fold_constants::replace_with_constants;
 use super::limits::FoldLimits;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, lookup};
-use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
+use crate::rewrite::{Outcome, PatternResult, Rule, apply_rules};
 use crate::runtime::ir_values::result_type;
 
 /// Scale and zero-point tensors are compared by value up to this many elements.
 const MAX_COMPARED: usize = 1 << 16;
 
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
-    let mut rules: Vec<Rule> = vec![
-        (
-            "torch.aten.item",
-            &["torch.constant.int", "torch.constant.float"],
-            Box::new(item_of_literal),
-        ),
-        (
-            super::strided_pointwise_conv::ROOT,
-            super::strided_pointwise_conv::GENERATED,
-            Box::new(super::strided_pointwise_conv::rewrite),
-        ),
-    ];
-    for root in super::unsigned_max_pool::ROOTS {
-        rules.push((
-            root,
-            super::unsigned_max_pool::GENERATED,
-            Box::new(super::unsigned_max_pool::rewrite),
-        ));
-    }
-    apply(context, module, rules)?;
+    let rules: Vec<Rule> = vec![(
+        "torch.aten.item",
+        &["torch.constant.int", "torch.constant.float"],
+        Box::new(item_of_literal),
+    )];
+    apply_rules(context, module, rules)?;
     super::merge::merge_duplicates(context, module);
     Ok(())
 }
@@ -73,30 +53,7 @@ pub fn collapse_quant_round_trips(context: &Context, module: &mut Module) -> Res
             Box::new(|_, op, r| round_trip(op, r, "torch.aten.quantize_per_channel")),
         ),
     ];
-    apply(context, module, rules)
-}
-
-/// A rewrite: its root op, the ops it may create, and its body.
-type Rule = (
-    &'static str,
-    &'static [&'static str],
-    Box<rewrite::PatternFn>,
-);
-
-fn apply(context: &Context, module: &mut Module, rules: Vec<Rule>) -> Result<()> {
-    let log = Rc::new(FailureLog::default());
-    let mut patterns = Vec::new();
-    for (root, generated, body) in rules {
-        patterns.push(rewrite::op_pattern(
-            context,
-            root,
-            1,
-            generated,
-            Rc::clone(&log),
-            body,
-        ));
-    }
-    rewrite::apply_greedily(context, module, patterns)
+    apply_rules(context, module, rules)
 }
 
 /// `make(int_repr(quantize(x, params..., dtype)), params...)` → `quantize(...)`. The

@@ -7,16 +7,14 @@ mod canonicalize_quant;
 mod constants;
 mod cpu_fusion;
 mod dce;
+pub mod downstream;
 mod expand_recurrent;
 mod fold_constants;
 mod fold_onnx;
 pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
-mod returned_uint8;
 mod side_effects;
-mod strided_pointwise_conv;
-mod unsigned_max_pool;
 mod walk;
 
 pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
@@ -25,7 +23,6 @@ pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;
 pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};
-pub use returned_uint8::materialize_returned_uint8;
 pub use side_effects::is_pure;
 
 use walk::op_names;

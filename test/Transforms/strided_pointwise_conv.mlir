@@ -1,8 +1,13 @@
-// canonicalize-quant: a 1x1 convolution with stride 2 of a dequantized tensor reads
+// slice-strided-pointwise-conv (--target iree): a 1x1 convolution with stride 2 of a dequantized tensor reads
 // every second row and column of the integers (slice.Tensor, step 2, on axes 2 and 3),
 // then convolves with stride 1: IREE materialises the whole dequantized input on the
 // stack for the strided form. A padded one, a 3x3 one and a float input stay.
-// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s
+// RUN: qlower-opt --slice-strided-pointwise-conv --canonicalize-quant --dce %s | FileCheck %s
+// The canonical simplification leaves it alone:
+// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s --check-prefix=CANON
+// CANON-LABEL: func.func @strided
+// CANON-NOT: slice.Tensor
+// CANON: return
 
 // CHECK-LABEL: func.func @strided
 // CHECK: %[[H:.+]] = "torch.aten.slice.Tensor"(%arg0, %{{.+}}) : (!torch.vtensor<[1,4,7,6],ui8>, {{.+}}) -> !torch.vtensor<[1,4,4,6],ui8>

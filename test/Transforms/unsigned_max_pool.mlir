@@ -1,7 +1,12 @@
-// canonicalize-quant: a max pool of ui8 integers pools their f32 values and converts
+// pool-unsigned-as-float (--target): a max pool of ui8 integers pools their f32 values and converts
 // back through si32 (torch-mlir compares integers as signed and converts f32 to ui8 as
 // to si8). A max pool of si8 integers or of floats stays.
-// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s
+// RUN: qlower-opt --pool-unsigned-as-float --dce %s | FileCheck %s
+// The canonical simplification leaves it alone:
+// RUN: qlower-opt --canonicalize-quant --dce %s | FileCheck %s --check-prefix=CANON
+// CANON-LABEL: func.func @unsigned
+// CANON-NOT: to.dtype
+// CANON: return
 
 // CHECK-LABEL: func.func @unsigned
 // CHECK: %[[F:.+]] = "torch.aten.to.dtype"(%arg0, {{.+}} -> !torch.vtensor<[1,2,4,4],f32>

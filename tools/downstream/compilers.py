@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Downstream compilers take qlower's default output (`--emit torch`) for whole models.
+"""Downstream compilers take qlower's output for them (`--target`) for whole models.
 
     compilers.py --qlower QLOWER [--iree-bin DIR] [--torch-mlir-opt PATH] [--resnet]
                  [--real-models CACHE [--all-real-forms]] [--only SUBSTRING] [--work DIR]
@@ -11,10 +11,11 @@ MatMulInteger model and a per-axis QuantizeLinear/DequantizeLinear pair; with
 `--real-models CACHE`, real models of `tools/real_models/manifest.py`, see
 `real_model_cases.py`):
 
-1. `qlower MODEL --emit torch` (the default form);
+1. `qlower MODEL --target torch-mlir` and `qlower MODEL --target iree` (the torch form
+   with the workarounds of `transforms/downstream/` for each compiler);
 2. torch-mlir: `torch-mlir-opt --torch-function-to-torch-backend-pipeline
-   --torch-backend-to-linalg-on-tensors-backend-pipeline` must reach linalg;
-3. IREE: `iree-compile --iree-input-type=torch --iree-hal-target-device=local
+   --torch-backend-to-linalg-on-tensors-backend-pipeline` must reach linalg on the first;
+3. IREE: on the second, `iree-compile --iree-input-type=torch --iree-hal-target-device=local
    --iree-hal-local-target-device-backends=llvm-cpu`, then `iree-run-module` on random
    inputs; its outputs must equal `qlower run`'s within one quantization step (a real
    model's float outputs: within its form's relative L2 bound). IREE's integers are
@@ -442,12 +443,16 @@ def cpu_seconds():
 
 def one(args, work, label, path, inputs, bound, rng):
     """(torch-mlir result, IREE result, max difference, ok)."""
-    mlir = os.path.join(work, f"{label}.torch.mlir")
-    ok, err = run([args.qlower, path, "--emit", "torch", "-o", mlir])
+    for_torch_mlir = os.path.join(work, f"{label}.torch-mlir.mlir")
+    ok, err = run([args.qlower, path, "--target", "torch-mlir", "-o", for_torch_mlir])
+    if not ok:
+        return f"qlower failed: {err}", "-", "-", False
+    mlir = os.path.join(work, f"{label}.iree.mlir")
+    ok, err = run([args.qlower, path, "--target", "iree", "-o", mlir])
     if not ok:
         return f"qlower failed: {err}", "-", "-", False
     ok, err = run([args.torch_mlir_opt, "--torch-function-to-torch-backend-pipeline",
-                   "--torch-backend-to-linalg-on-tensors-backend-pipeline", mlir,
+                   "--torch-backend-to-linalg-on-tensors-backend-pipeline", for_torch_mlir,
                    "-o", os.path.join(work, f"{label}.linalg.mlir")])
     torch_mlir = "linalg" if ok else f"FAILED: {err}"
     all_ok = ok

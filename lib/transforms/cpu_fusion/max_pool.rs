@@ -8,12 +8,14 @@
 //! Runtime runs QDQ MaxPool. Where the parameters differ, the pattern is left alone.
 //!
 //! ONNX MaxPool also takes 8-bit integers directly (QOperator models pool their uint8
-//! activations), which canonicalize-quant writes as a float pool between casts so that
-//! downstream compilers pool them unsigned (`transforms/unsigned_max_pool.rs`):
+//! activations): a `max_poolNd` of the bytes (`match_bytes`). `--target` writes it as a
+//! float pool between casts so that downstream compilers pool them unsigned
+//! (`transforms/downstream/unsigned_max_pool.rs`):
 //! `to.dtype(to.dtype(max_poolNd(to.dtype(x, f32)), si32), x's type)`, or with one cast
-//! back. Every byte is exact in f32 and the maximum is one of the window's values, so
-//! the casts give back that byte: the same pool of x's bytes, with no float copy of x.
-//! A window wholly in the padding (-inf in the float pool) declines.
+//! back, and `qlower run` of that printed form matches it too (`match_integer`). Every
+//! byte is exact in f32 and the maximum is one of the window's values, so the casts
+//! give back that byte: the same pool of x's bytes, with no float copy of x. A window
+//! wholly in the padding (-inf in the float pool, no byte in the byte pool) declines.
 
 use melior::ir::ValueLike;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -62,6 +64,40 @@ pub fn match_quantized<'c: 'a, 'a>(quantize: OperationRef<'c, 'a>) -> Option<Fus
     })
 }
 
+/// The fused op for `pool`, a max pool of 8-bit integers into the same type.
+pub fn match_bytes<'c: 'a, 'a>(pool: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
+    let spatial = spatial_axes(pool)?;
+    let x = pool.operand(0).ok()?;
+    let x_type = TensorType::parse(&x.r#type().to_string())?;
+    let out_type = TensorType::parse(&pool.result(0).ok()?.r#type().to_string())?;
+    let dtype = x_type.dtype?;
+    if !matches!(dtype, DType::U8 | DType::I8)
+        || out_type.dtype? != dtype
+        || pool.operand_count() != 6
+        || !every_window_reads_input(pool, spatial, &x_type, &out_type)
+    {
+        return None;
+    }
+    byte_pool(pool, x)
+}
+
+/// `qlower.qmax_pool` of the bytes `x` with `pool`'s window operands; no scale or zero
+/// point: the result keeps x's (here none).
+fn byte_pool<'c: 'a, 'a>(
+    pool: OperationRef<'c, 'a>,
+    x: melior::ir::Value<'c, 'a>,
+) -> Option<Fusion<'c, 'a>> {
+    let mut operands = vec![Operand::Ir(x)];
+    for i in 1..6 {
+        operands.push(Operand::Ir(pool.operand(i).ok()?));
+    }
+    operands.extend([Operand::Const(Value::None), Operand::Const(Value::None)]);
+    Some(Fusion {
+        op: qlower::QMAX_POOL,
+        operands,
+    })
+}
+
 /// The fused op for `cast`, a `to.dtype` back to 8-bit integers of a float max pool of
 /// the same integers cast to f32 (through si32 or not).
 pub fn match_integer<'c: 'a, 'a>(cast: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
@@ -88,14 +124,5 @@ pub fn match_integer<'c: 'a, 'a>(cast: OperationRef<'c, 'a>) -> Option<Fusion<'c
     if x_type.dtype? != out || !every_window_reads_input(pool, spatial, &x_type, &out_type) {
         return None;
     }
-    let mut operands = vec![Operand::Ir(x)];
-    for i in 1..6 {
-        operands.push(Operand::Ir(pool.operand(i).ok()?));
-    }
-    // No scale or zero point: the result keeps x's (here none).
-    operands.extend([Operand::Const(Value::None), Operand::Const(Value::None)]);
-    Some(Fusion {
-        op: qlower::QMAX_POOL,
-        operands,
-    })
+    byte_pool(pool, x)
 }

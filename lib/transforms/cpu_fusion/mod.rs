@@ -142,6 +142,7 @@ fn find<'c: 'a, 'a>(
         name if lookup_table::is_elementwise(name) => lookup_table::match_float(op),
         "torch.aten.matmul" => nbits::match_matmul(op),
         "torch.aten.to.dtype" => max_pool::match_integer(op),
+        name if name.starts_with("torch.aten.max_pool") => max_pool::match_bytes(op),
         _ => None,
     }
 }

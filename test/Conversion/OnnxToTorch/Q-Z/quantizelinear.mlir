@@ -12,25 +12,15 @@ func.func @test_quantizelinear_per_tensor(%x: !torch.vtensor<[6],f32>, %s: !torc
 // CHECK: %[[R:.+]] = "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[6],!torch.quint8>) -> !torch.vtensor<[6],ui8>
 // CHECK: return %[[R]]
 
-// Per-axis with a negative axis: the arithmetic ONNX defines, with the scale and zero
-// point tensors reshaped along the normalized axis (1) — saturate(round(x / s) + z),
-// converted through si32 (torch-mlir converts f32 to ui8 as to si8) —
-// because torch-mlir has no lowering of quantize_per_channel; the integers then feed
-// _make_per_channel_quantized_tensor wherever a DequantizeLinear reads them.
+// Per-axis with a negative axis: quantize_per_channel along the normalized axis (1)
+// with the scale and zero point tensors as they are, then int_repr, the form
+// torch-mlir's own ONNX importer writes. (`--target` decomposes it into ONNX's
+// arithmetic: test/Transforms/decompose_quantize_per_channel.mlir.)
 // CHECK-LABEL: func.func @test_quantizelinear_per_axis_negative(
-// CHECK-NOT: quantize_per_channel
-// CHECK: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(
-// CHECK: %[[S:.+]] = "torch.aten.reshape"(%arg1, %[[SHAPE]]) : {{.+}} -> !torch.vtensor<[1,3,1],f32>
-// CHECK: %[[Z:.+]] = "torch.aten.reshape"(%arg2, %[[SHAPE]]) : {{.+}} -> !torch.vtensor<[1,3,1],si8>
-// CHECK: %[[ZF:.+]] = "torch.aten.to.dtype"(%[[Z]], {{.+}} -> !torch.vtensor<[1,3,1],f32>
-// CHECK: %[[D:.+]] = "torch.aten.div.Tensor"(%arg0, %[[S]])
-// CHECK: %[[R:.+]] = "torch.aten.round"(%[[D]])
-// CHECK: %[[A:.+]] = "torch.aten.add.Tensor"(%[[R]], %[[ZF]],
-// CHECK: %[[LO:.+]] = "torch.constant.float"() {value = -1.280000e+02 : f64}
-// CHECK: %[[HI:.+]] = "torch.constant.float"() {value = 1.270000e+02 : f64}
-// CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[A]], %[[LO]], %[[HI]])
-// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3,4],si32>
-// CHECK: %[[I:.+]] = "torch.aten.to.dtype"(%[[W]], {{.+}} -> !torch.vtensor<[2,3,4],si8>
+// CHECK: %[[DT:.+]] = "torch.constant.int"() {value = 12 : i64}
+// CHECK: %[[AXIS:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_channel"(%arg0, %arg1, %arg2, %[[AXIS]], %[[DT]]) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>, !torch.int, !torch.int) -> !torch.vtensor<[2,3,4],!torch.qint8>
+// CHECK: %[[I:.+]] = "torch.aten.int_repr"(%[[Q]]) : (!torch.vtensor<[2,3,4],!torch.qint8>) -> !torch.vtensor<[2,3,4],si8>
 // CHECK: return %[[I]]
 func.func @test_quantizelinear_per_axis_negative(%x: !torch.vtensor<[2,3,4],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8> attributes {torch.onnx_meta.opset_version = 19 : si64} {
   %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = -2 : si64} : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>) -> !torch.vtensor<[2,3,4],si8>
@@ -55,19 +45,12 @@ func.func @test_quantizelinear_output_dtype(%x: !torch.vtensor<[4],f32>, %s: !to
 // CHECK: "torch.aten.quantize_per_tensor"({{.*}} -> !torch.vtensor<[4],!torch.qint8>
 // CHECK: "torch.aten.int_repr"({{.*}} -> !torch.vtensor<[4],si8>
 
-// Per-axis to int32 (opset 21) is the same arithmetic, but f32 cannot hold every int32:
-// the rounded f32 quotient (bounded to ±2^33) goes to si64, where the zero point is
-// added and the sum saturated to int32's range.
+// Per-axis to int32 (opset 21): quantize_per_channel to !torch.qint32 (ScalarType 14).
 // CHECK-LABEL: func.func @test_quantizelinear_int32_per_axis(
-// CHECK-NOT: quantize_per_channel
-// CHECK: %[[Q:.+]] = "torch.aten.round"
-// CHECK: %[[B:.+]] = "torch.aten.clamp"(%[[Q]], {{.+}} -> !torch.vtensor<[2,3],f32>
-// CHECK: %[[W:.+]] = "torch.aten.to.dtype"(%[[B]], {{.+}} -> !torch.vtensor<[2,3],si64>
-// CHECK: %[[Z:.+]] = "torch.aten.to.dtype"({{.+}} -> !torch.vtensor<[1,3],si64>
-// CHECK: %[[S:.+]] = "torch.aten.add.Tensor"(%[[W]], %[[Z]], {{.+}} -> !torch.vtensor<[2,3],si64>
-// CHECK: %[[C:.+]] = "torch.aten.clamp"(%[[S]], {{.+}} -> !torch.vtensor<[2,3],si64>
-// CHECK: "torch.aten.to.dtype"(%[[C]], {{.+}} -> !torch.vtensor<[2,3],si32>
-// CHECK: return
+// CHECK: %[[DT:.+]] = "torch.constant.int"() {value = 14 : i64}
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_channel"(%arg0, %arg1, %arg2, %{{.+}}, %[[DT]]) : {{.+}} -> !torch.vtensor<[2,3],!torch.qint32>
+// CHECK: %[[I:.+]] = "torch.aten.int_repr"(%[[Q]]) : {{.+}} -> !torch.vtensor<[2,3],si32>
+// CHECK: return %[[I]]
 func.func @test_quantizelinear_int32_per_axis(%x: !torch.vtensor<[2,3],f32>, %s: !torch.vtensor<[3],f32>, %z: !torch.vtensor<[3],si32>) -> !torch.vtensor<[2,3],si32> attributes {torch.onnx_meta.opset_version = 21 : si64} {
   %0 = "torch.operator"(%x, %s, %z) {name = "onnx.QuantizeLinear", torch.onnx.axis = 1 : si64} : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si32>) -> !torch.vtensor<[2,3],si32>
   return %0 : !torch.vtensor<[2,3],si32>

@@ -16,7 +16,6 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value, ValueLike};
 use melior::{Context, IrRewriter};
 
-use super::walk::{module_blocks, operations};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{defining, op_name};
@@ -25,6 +24,7 @@ use crate::kernels::tensor::value::Value as Constant;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
 use crate::runtime::ir_values::constant_value;
+use crate::transforms::walk::{module_blocks, operations};
 
 /// Rewrites every uint8 literal some `func.return` returns; returns how many.
 pub fn materialize_returned_uint8(
