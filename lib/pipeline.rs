@@ -144,6 +144,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_materialize_returned_uint8,
         },
         Pass {
+            name: "propagate-permutes",
+            description: "Move permutes down through element-wise ops and quantize/dequantize, merging them where they meet and removing those that compose to the identity (the CPU pipelines, first)",
+            run: run_propagate_permutes,
+        },
+        Pass {
             name: "sink-dequantize",
             description: "Move the quantized integers of a per-tensor dequantized tensor through reshapes, slices, permutes and equal-parameter cats, and drop quantize(dequantize(q)) with q's own parameters (the CPU pipelines, before fuse-for-cpu)",
             run: run_sink_dequantize,
@@ -251,6 +256,15 @@ fn run_pool_unsigned_as_float<'c>(
     Ok(Vec::new())
 }
 
+fn run_propagate_permutes<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::propagate_permutes(context, module)?;
+    Ok(Vec::new())
+}
+
 fn run_sink_dequantize<'c>(
     context: &'c Context,
     module: &mut Module<'c>,
@@ -352,6 +366,11 @@ pub fn compile<'c>(
         );
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
+        // Layout first: permutes that cancel leave Q/DQ round trips next to each other,
+        // and a constant a permute was pushed through is folded back into a literal.
+        transforms::propagate_permutes(context, &mut module)?;
+        transforms::fold_constants(context, &mut module, options.passes.fold_limits)?;
+        transforms::dce(context, &mut module);
         // The `torch` form keeps torch-mlir's round trips; qlower's own fusions match
         // the collapsed form.
         transforms::collapse_quant_round_trips(context, &mut module)?;
@@ -431,6 +450,9 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         let mut module = parse_module(&context, &text, &path.display().to_string())?;
+        transforms::propagate_permutes(&context, &mut module)?;
+        transforms::fold_constants(&context, &mut module, FoldLimits::default())?;
+        transforms::dce(&context, &mut module);
         transforms::collapse_quant_round_trips(&context, &mut module)?;
         // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
         transforms::dce(&context, &mut module);

@@ -97,7 +97,7 @@ pub fn op_pattern(
 }
 
 /// A pattern given as data: its root op, the ops it may create, and its body.
-pub type Rule = (&'static str, &'static [&'static str], Box<PatternFn>);
+pub type Rule = (&'static str, Vec<&'static str>, Box<PatternFn>);
 
 /// Runs `rules` (benefit 1 each, failures recorded in one log) to a fixed point.
 pub fn apply_rules(context: &Context, module: &Module, rules: Vec<Rule>) -> Result<()> {
@@ -105,7 +105,7 @@ pub fn apply_rules(context: &Context, module: &Module, rules: Vec<Rule>) -> Resu
     let patterns = rules
         .into_iter()
         .map(|(root, generated, body)| {
-            op_pattern(context, root, 1, generated, Rc::clone(&log), body)
+            op_pattern(context, root, 1, &generated, Rc::clone(&log), body)
         })
         .collect();
     apply_greedily(context, module, patterns)

@@ -30,7 +30,7 @@ const MAX_COMPARED: usize = 1 << 16;
 pub fn canonicalize_quant(context: &Context, module: &mut Module) -> Result<()> {
     let rules: Vec<Rule> = vec![(
         "torch.aten.item",
-        &["torch.constant.int", "torch.constant.float"],
+        vec!["torch.constant.int", "torch.constant.float"],
         Box::new(item_of_literal),
     )];
     apply_rules(context, module, rules)?;
@@ -44,12 +44,12 @@ pub fn collapse_quant_round_trips(context: &Context, module: &mut Module) -> Res
     let rules: Vec<Rule> = vec![
         (
             "torch.aten._make_per_tensor_quantized_tensor",
-            &[],
+            vec![],
             Box::new(|_, op, r| round_trip(op, r, "torch.aten.quantize_per_tensor")),
         ),
         (
             "torch.aten._make_per_channel_quantized_tensor",
-            &[],
+            vec![],
             Box::new(|_, op, r| round_trip(op, r, "torch.aten.quantize_per_channel")),
         ),
     ];

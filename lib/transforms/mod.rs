@@ -14,6 +14,7 @@ mod fold_onnx;
 pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
+mod propagate_permutes;
 mod side_effects;
 mod walk;
 
@@ -23,6 +24,7 @@ pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;
 pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};
+pub use propagate_permutes::propagate_permutes;
 pub use side_effects::is_pure;
 
 use walk::op_names;

@@ -27,7 +27,7 @@ pub use returned_uint8::materialize_returned_uint8;
 pub fn decompose_quantize_per_channel(context: &Context, module: &mut Module) -> Result<()> {
     let rules: Vec<Rule> = vec![(
         decompose_quantize_per_channel::ROOT,
-        decompose_quantize_per_channel::GENERATED,
+        decompose_quantize_per_channel::GENERATED.to_vec(),
         Box::new(decompose_quantize_per_channel::rewrite),
     )];
     apply_rules(context, module, rules)
@@ -36,7 +36,7 @@ pub fn decompose_quantize_per_channel(context: &Context, module: &mut Module) ->
 pub fn slice_strided_pointwise_conv(context: &Context, module: &mut Module) -> Result<()> {
     let rules: Vec<Rule> = vec![(
         strided_pointwise_conv::ROOT,
-        strided_pointwise_conv::GENERATED,
+        strided_pointwise_conv::GENERATED.to_vec(),
         Box::new(strided_pointwise_conv::rewrite),
     )];
     apply_rules(context, module, rules)
@@ -48,7 +48,7 @@ pub fn pool_unsigned_as_float(context: &Context, module: &mut Module) -> Result<
         .map(|root| -> Rule {
             (
                 root,
-                unsigned_max_pool::GENERATED,
+                unsigned_max_pool::GENERATED.to_vec(),
                 Box::new(unsigned_max_pool::rewrite),
             )
         })

@@ -139,8 +139,81 @@ def qdq_cnn():
     np.save(os.path.join(HERE, "qdq_cnn_x.npy"), rng.uniform(-1, 1, (1, 3, 8, 8)).astype(np.float32))
 
 
+def nhwc_qdq_cnn():
+    """A tf2onnx-style NHWC CNN in ONNX Runtime's QDQ form: an NHWC input, a Transpose
+    into NCHW before each Conv and back after it, each Transpose wrapped in its own Q/DQ
+    pair, a residual Add and a per-channel Mul (a batch norm's scale) in NHWC between
+    the convolutions, and a quantized uint8 NHWC output. `nhwc_qdq_cnn_y.npy` is ONNX
+    Runtime's output (exact mode) for `nhwc_qdq_cnn_x.npy` with its QDQ fusions, which run
+    each DQ -> Conv -> Relu -> Q as a QLinearConv (integer accumulation, one requantize),
+    as qlower's backend does; unfused, the float convolution puts 12 of the 512 values one
+    step away."""
+    rng = np.random.RandomState(2)
+    nodes, inits = [], []
+
+    def add(n, i):
+        nodes.extend(n)
+        inits.extend(i)
+
+    # ONNX Runtime's quantizer gives a ReLU's output zero point 0, and a Transpose's
+    # output its input's parameters.
+    act = (np.array(0.02, np.float32), np.array(128, np.uint8))
+    relu_act = (np.array(0.01, np.float32), np.array(0, np.uint8))
+    n, i, x = qdq("in", "x", *act)
+    add(n, i)
+
+    def transposed(name, src, perm, params):
+        nodes.append(h.make_node("Transpose", [src], [name], name=name, perm=perm))
+        n, i, out = qdq(name + "_t", name, *params)
+        add(n, i)
+        return out
+
+    def conv(name, src, x_scale, cin, cout):
+        w = rng.uniform(-0.5, 0.5, (cout, cin, 3, 3)).astype(np.float32)
+        inits.append(nh.from_array(w, name + "_w"))
+        w_scale = (np.arange(cout, dtype=np.float32) + 1) * 0.003
+        n, i, wdq = qdq(name + "_w", name + "_w", w_scale, np.zeros(cout, np.int8), axis=0)
+        add(n, i)
+        # The bias as ONNX Runtime's quantizer stores it: int32 with scale x_scale·w_scale[c].
+        b_scale = (x_scale * w_scale).astype(np.float32)
+        b = np.round(rng.uniform(-0.1, 0.1, (cout,)) / b_scale).astype(np.int32)
+        inits.extend([nh.from_array(b, name + "_bq"), nh.from_array(b_scale, name + "_bs")])
+        nodes.append(h.make_node("DequantizeLinear", [name + "_bq", name + "_bs"], [name + "_b"],
+                                 name=name + "_b", axis=0))
+        nodes.append(h.make_node("Conv", [src, wdq, name + "_b"], [name], name=name, pads=[1, 1, 1, 1]))
+        nodes.append(h.make_node("Relu", [name], [name + "_relu"], name=name + "_relu"))
+        n, i, out = qdq(name + "_r", name + "_relu", *relu_act)
+        add(n, i)
+        return out
+
+    to_nchw, to_nhwc = [0, 3, 1, 2], [0, 2, 3, 1]
+    c1 = conv("conv1", transposed("t1", x, to_nchw, act), act[0], 3, 8)
+    r1 = transposed("t2", c1, to_nhwc, relu_act)
+    c2 = conv("conv2", transposed("t3", r1, to_nchw, relu_act), relu_act[0], 8, 8)
+    r2 = transposed("t4", c2, to_nhwc, relu_act)
+    nodes.append(h.make_node("Add", [r2, r1], ["sum"], name="residual"))
+    n, i, s = qdq("sum", "sum", *act)
+    add(n, i)
+    inits.append(nh.from_array(rng.uniform(0.5, 1.5, (8,)).astype(np.float32), "bn_scale"))
+    nodes.append(h.make_node("Mul", [s, "bn_scale"], ["scaled"], name="bn_scale"))
+    inits += [nh.from_array(np.array(0.03, np.float32), "y_scale"), nh.from_array(np.array(128, np.uint8), "y_zp")]
+    nodes.append(h.make_node("QuantizeLinear", ["scaled", "y_scale", "y_zp"], ["y"], name="y_quant"))
+    m = model(nodes, "nhwc_qdq_cnn", [vi("x", T.FLOAT, [1, 8, 8, 3])], [vi("y", T.UINT8, [1, 8, 8, 8])], inits)
+    save(m, "nhwc_qdq_cnn.onnx")
+    xv = rng.uniform(-1, 1, (1, 8, 8, 3)).astype(np.float32)
+    np.save(os.path.join(HERE, "nhwc_qdq_cnn_x.npy"), xv)
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.add_session_config_entry("session.x64quantprecision", "1")
+    sess = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    np.save(os.path.join(HERE, "nhwc_qdq_cnn_y.npy"), sess.run(None, {"x": xv})[0])
+
+
 if __name__ == "__main__":
     qat_conv_const()
     dynamic_quant_const()
     bias_add_reshape()
     qdq_cnn()
+    nhwc_qdq_cnn()
