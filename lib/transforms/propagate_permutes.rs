@@ -10,8 +10,9 @@
 //! - `u(permute(x, p), …)` for an element-wise `u` of one tensor (per-tensor
 //!   quantize/dequantize, casts, activations) is `permute(u(x, …), p)`.
 //! - `b(permute(x, p), permute(y, p))` for an element-wise binary `b` is
-//!   `permute(b(x, y), p)`; with a literal for the other operand, the literal is
-//!   permuted back instead (broadcast to x's rank first), which the plan evaluates once.
+//!   `permute(b(x, y), p)`; with a constant for the other operand (a literal, or a
+//!   quantized literal's dequantization), the constant is permuted back instead
+//!   (broadcast to x's rank first), and fold-constants folds that into the literal.
 //!
 //! Permutes only move down, and the binary rule never puts a permute on an operand that
 //! is computed at run time, so the rules cannot undo one another. Per-channel ops (an
@@ -148,6 +149,17 @@ fn as_i64(perm: &[usize]) -> Vec<i64> {
     perm.iter().map(|&d| d as i64).collect()
 }
 
+/// Whether `v` is a literal, or a reshape of one (as `permuted_back` writes them).
+fn is_literal(v: Value) -> bool {
+    match crate::ir::matchers::defining(v) {
+        Some(op) if op_name(op) == "torch.vtensor.literal" => true,
+        Some(op) if op_name(op) == "torch.aten.reshape" => op
+            .operand(0)
+            .is_ok_and(|x| named(x, "torch.vtensor.literal").is_some()),
+        _ => false,
+    }
+}
+
 /// Whether `v` is a tensor; scalars (`!torch.int`, …) are not.
 fn is_tensor(v: Value) -> bool {
     v.r#type().to_string().starts_with("!torch.vtensor")
@@ -202,6 +214,10 @@ pub fn through_unary<'c, 'a>(
     };
     if op.operands().skip(1).any(is_tensor) {
         crate::no_match!("another operand is a tensor");
+    }
+    if is_literal(x) {
+        // fold-constants makes the permute of a literal a literal; moved, it would not be.
+        crate::no_match!("the permute reads a literal");
     }
     let list = named(op.operand(0)?, PERMUTE)
         .and_then(|p| p.operand(1).ok())
@@ -271,18 +287,19 @@ pub fn through_binary<'c, 'a>(
     Ok(Outcome::Rewritten)
 }
 
-/// A literal operand `v` of a binary op whose other operand is permuted by `perm`, as
-/// the literal that broadcasts against the unpermuted operand the same way: reshaped to
+/// A constant operand `v` of a binary op whose other operand is permuted by `perm`, as
+/// the constant that broadcasts against the unpermuted operand the same way: reshaped to
 /// the full rank (broadcasting aligns the trailing axes), then permuted by the inverse.
-/// `None` when `v` is not a literal, or has more axes than `perm`.
+/// A literal is reshaped and permuted (fold-constants makes that a literal again); a
+/// constant behind element-wise ops of one tensor (a quantized constant's
+/// `dequantize(_make_per_tensor_quantized_tensor(literal))`, as ONNX Runtime's QDQ
+/// models write them) has the same ops rebuilt on its permuted literal, so it stays a
+/// quantized constant. `None` for anything else, or more axes than `perm`.
 fn permuted_back<'c: 'a, 'a>(
     b: &TorchBuilder<'c, 'a>,
     v: Value<'c, 'a>,
     perm: &[usize],
 ) -> anyhow::Result<Option<Value<'c, 'a>>> {
-    if named(v, "torch.vtensor.literal").is_none() {
-        return Ok(None);
-    }
     let Some(t) = tensor_type(v) else {
         return Ok(None);
     };
@@ -293,19 +310,40 @@ fn permuted_back<'c: 'a, 'a>(
     if dims.len() > rank {
         return Ok(None);
     }
-    if dims.iter().all(|&d| d == 1) && dims.len() < rank || dims.is_empty() {
-        // A scalar broadcasts the same way whatever the layout.
+    if dims.iter().all(|&d| d == 1) {
+        // One value broadcasts the same way whatever the layout.
         return Ok(Some(v));
     }
     let mut full = vec![1i64; rank - dims.len()];
     full.extend(&dims);
+    let inv = inverse(perm);
+    let back: Vec<i64> = inv.iter().map(|&i| full[i]).collect();
+    if let Some(op) = crate::ir::matchers::defining(v)
+        && UNARY.contains(&op_name(op).as_str())
+        && op.result_count() == 1
+        && !op.operands().skip(1).any(is_tensor)
+    {
+        let Some(inner) = permuted_back(b, op.operand(0)?, perm)? else {
+            return Ok(None);
+        };
+        let mut operands: Vec<Value> = op.operands().collect();
+        operands[0] = inner;
+        let rebuilt = b.op(
+            &op_name(op),
+            &operands,
+            &[b.tensor_type(&TensorType::known(dtype, &back))?],
+            &[],
+        )?;
+        return Ok(Some(rebuilt.result(0)?.into()));
+    }
+    if named(v, "torch.vtensor.literal").is_none() {
+        return Ok(None);
+    }
     let mut value = v;
     if full.len() != dims.len() {
         let shape = b.int_list(&full)?;
         value = b.aten_tensor("reshape", &[value, shape], &TensorType::known(dtype, &full))?;
     }
-    let inv = inverse(perm);
-    let back: Vec<i64> = inv.iter().map(|&i| full[i]).collect();
     let list = b.int_list(&as_i64(&inv))?;
     let permuted = b.aten_tensor("permute", &[value, list], &TensorType::known(dtype, &back))?;
     Ok(Some(permuted))

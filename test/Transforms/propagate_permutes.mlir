@@ -116,3 +116,29 @@ func.func @stays(%x: !torch.vtensor<[1,3,4,5],f32>, %y: !torch.vtensor<[1,4,5,3]
   %q = "torch.aten.quantize_per_channel"(%a, %s, %z, %3, %dt) : (!torch.vtensor<[1,4,5,3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],si8>, !torch.int, !torch.int) -> !torch.vtensor<[1,4,5,3],!torch.qint8>
   return %s1, %m, %q : !torch.vtensor<[1,4,5,3],f32>, !torch.vtensor<[1,4,5,3],f32>, !torch.vtensor<[1,4,5,3],!torch.qint8>
 }
+
+// A quantized constant along the NHWC channel axis, as ONNX Runtime's QDQ models write
+// a batch norm's scale (dequantize of _make_per_tensor_quantized_tensor of a literal),
+// is rebuilt on its permuted literal and stays a quantized constant; the permute of the
+// literal itself is not moved (fold-constants folds it).
+// CHECK-LABEL: func.func @quantized_constant
+// CHECK: %[[L:.+]] = "torch.aten.permute"(%{{.+}}) : (!torch.vtensor<[1,1,1,3],si8>, !torch.list<int>) -> !torch.vtensor<[1,3,1,1],si8>
+// CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[L]], {{.+}} -> !torch.vtensor<[1,3,1,1],!torch.qint8>
+// CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[M]]) {{.+}} -> !torch.vtensor<[1,3,1,1],f32>
+// CHECK: %[[P:.+]] = "torch.aten.mul.Tensor"(%arg0, %[[D]]) {{.+}} -> !torch.vtensor<[1,3,4,5],f32>
+// CHECK: %[[Y:.+]] = "torch.aten.permute"(%[[P]], {{.+}} -> !torch.vtensor<[1,4,5,3],f32>
+// CHECK: return %[[Y]]
+func.func @quantized_constant(%x: !torch.vtensor<[1,3,4,5],f32>) -> !torch.vtensor<[1,4,5,3],f32> {
+  %0 = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %3 = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %s = "torch.constant.float"() {value = 0.5 : f64} : () -> !torch.float
+  %nhwc = "torch.prim.ListConstruct"(%0, %2, %3, %1) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %c = "torch.vtensor.literal"() {value = dense<[1, 2, 3]> : tensor<3xsi8>} : () -> !torch.vtensor<[3],si8>
+  %cm = "torch.aten._make_per_tensor_quantized_tensor"(%c, %s, %0) : (!torch.vtensor<[3],si8>, !torch.float, !torch.int) -> !torch.vtensor<[3],!torch.qint8>
+  %cd = "torch.aten.dequantize.self"(%cm) : (!torch.vtensor<[3],!torch.qint8>) -> !torch.vtensor<[3],f32>
+  %a = "torch.aten.permute"(%x, %nhwc) : (!torch.vtensor<[1,3,4,5],f32>, !torch.list<int>) -> !torch.vtensor<[1,4,5,3],f32>
+  %m = "torch.aten.mul.Tensor"(%a, %cd) : (!torch.vtensor<[1,4,5,3],f32>, !torch.vtensor<[3],f32>) -> !torch.vtensor<[1,4,5,3],f32>
+  return %m : !torch.vtensor<[1,4,5,3],f32>
+}

@@ -66,6 +66,7 @@ class Model:
     shipped: str = "float"       # what the shipped file is: float, qdq or dynamic
     notes: list = field(default_factory=list)
     maker: str = None            # script beside this file that writes the float model: `maker OUT`
+    maker_args: list = field(default_factory=list)  # more arguments of `maker OUT ...`
     lengths: list = None         # values of the string dimension of `inputs`, one run each
     detector: str = None         # its package's post-processing (detectors.py): "yolov8", "yolox"
 
@@ -126,4 +127,9 @@ MODELS = [
           ["float", "qdq", "qoperator", "dynamic"], maker="make_resnet50.py",
           notes=["ResNet-50 built by make_resnet50.py: NHWC input, the stem's Pad takes pads "
                  "computed from Shape as tf2onnx exports do"]),
+    Model("resnet50-tf2onnx", None, None,
+          {"input_1": ("float32", [1, 224, 224, 3], "image")},
+          ["float", "qdq"], maker="make_resnet50.py", maker_args=["--layout", "tf2onnx"],
+          notes=["The same ResNet-50 in tf2onnx's NHWC layout: a Transpose before and after "
+                 "every Conv and MaxPool, batch norms as Mul and Add along the last axis"]),
 ]

@@ -64,7 +64,8 @@ def make(model, cache):
     dest = os.path.join(cache, "models", "made", f"{model.name}-{digest}.onnx")
     if not os.path.exists(dest):
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        subprocess.run([sys.executable, script, dest + ".part.onnx"], check=True, timeout=600)
+        subprocess.run([sys.executable, script, dest + ".part.onnx", *model.maker_args], check=True,
+                       timeout=600)
         os.replace(dest + ".part.onnx", dest)
     return dest
 
