@@ -366,10 +366,8 @@ pub fn compile<'c>(
         );
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
-        // Layout first: permutes that cancel leave Q/DQ round trips next to each other,
-        // and a constant a permute was pushed through is folded back into a literal.
+        // Layout first: permutes that cancel leave Q/DQ round trips next to each other.
         transforms::propagate_permutes(context, &mut module)?;
-        transforms::fold_constants(context, &mut module, options.passes.fold_limits)?;
         transforms::dce(context, &mut module);
         // The `torch` form keeps torch-mlir's round trips; qlower's own fusions match
         // the collapsed form.
@@ -451,7 +449,6 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
             .with_context(|| format!("cannot read '{}'", path.display()))?;
         let mut module = parse_module(&context, &text, &path.display().to_string())?;
         transforms::propagate_permutes(&context, &mut module)?;
-        transforms::fold_constants(&context, &mut module, FoldLimits::default())?;
         transforms::dce(&context, &mut module);
         transforms::collapse_quant_round_trips(&context, &mut module)?;
         // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.

@@ -67,6 +67,28 @@ pub type Kernel = fn(&Call) -> Result<Vec<Value>>;
 /// A kernel specialised at plan time to operands that are constants (packed weights).
 pub type Prepared = std::sync::Arc<dyn Fn(&Call) -> Result<Vec<Value>> + Send + Sync>;
 
+/// Runs `kernel` for its one tensor result, declared `result`. A kernel that builds on
+/// another's work (the int32 reference of a quantized convolution, say) calls that
+/// kernel's function directly, never through `lookup` by name.
+pub fn call_for_tensor(
+    kernel: Kernel,
+    args: &[Value],
+    result: ResultType,
+) -> Result<tensor::Tensor> {
+    match kernel(&Call {
+        args,
+        results: &[result],
+    })?
+    .into_iter()
+    .next()
+    {
+        Some(Value::Tensor(t)) => {
+            Ok(std::sync::Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone()))
+        }
+        _ => anyhow::bail!("internal error: the kernel gave no tensor"),
+    }
+}
+
 /// Builds a `Prepared` kernel from the operands known at plan time (`None` for those
 /// that are not constants), or declines.
 pub type Prepare = fn(&[Option<&Value>]) -> Option<Prepared>;

@@ -12,7 +12,7 @@
 //! - `b(permute(x, p), permute(y, p))` for an element-wise binary `b` is
 //!   `permute(b(x, y), p)`; with a constant for the other operand (a literal, or a
 //!   quantized literal's dequantization), the constant is permuted back instead
-//!   (broadcast to x's rank first), and fold-constants folds that into the literal.
+//!   (broadcast to x's rank first): the pass writes the permuted literal.
 //!
 //! Permutes only move down, and the binary rule never puts a permute on an operand that
 //! is computed at run time, so the rules cannot undo one another. Per-channel ops (an
@@ -23,9 +23,13 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Module, Value, ValueLike};
 use melior::{Context, RewriterBase};
 
+use super::constants::{constant_of, fits, materialize_as};
+use super::limits::DEFAULT_MAX_ELEMENTS;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::ir::matchers::{constant_int, named, op_name};
+use crate::kernels::tensor::value::Value as Constant;
+use crate::kernels::{Call, ResultType, lookup};
 use crate::rewrite::{Outcome, PatternResult, Rule, apply_rules};
 
 pub const PERMUTE: &str = "torch.aten.permute";
@@ -70,7 +74,7 @@ pub const BINARY: &[&str] = &[
 /// The ops a rule may create.
 const GENERATED: &[&str] = &[
     PERMUTE,
-    "torch.aten.reshape",
+    "torch.vtensor.literal",
     "torch.prim.ListConstruct",
     "torch.constant.int",
 ];
@@ -290,7 +294,7 @@ pub fn through_binary<'c, 'a>(
 /// A constant operand `v` of a binary op whose other operand is permuted by `perm`, as
 /// the constant that broadcasts against the unpermuted operand the same way: reshaped to
 /// the full rank (broadcasting aligns the trailing axes), then permuted by the inverse.
-/// A literal is reshaped and permuted (fold-constants makes that a literal again); a
+/// A literal becomes the permuted literal (up to fold-constants' size limit); a
 /// constant behind element-wise ops of one tensor (a quantized constant's
 /// `dequantize(_make_per_tensor_quantized_tensor(literal))`, as ONNX Runtime's QDQ
 /// models write them) has the same ops rebuilt on its permuted literal, so it stays a
@@ -339,14 +343,25 @@ fn permuted_back<'c: 'a, 'a>(
     if named(v, "torch.vtensor.literal").is_none() {
         return Ok(None);
     }
-    let mut value = v;
-    if full.len() != dims.len() {
-        let shape = b.int_list(&full)?;
-        value = b.aten_tensor("reshape", &[value, shape], &TensorType::known(dtype, &full))?;
+    // The permuted literal itself, computed now by the permute kernel (as fold-constants
+    // would): a permute op here would block the fusions that read the literal.
+    let Some(Constant::Tensor(data)) = constant_of(v, DEFAULT_MAX_ELEMENTS) else {
+        return Ok(None);
+    };
+    let mut data = (*data).clone();
+    data.shape = full.iter().map(|&d| d as usize).collect();
+    let declared = ResultType::Tensor(TensorType::known(dtype, &back));
+    let Some(kernel) = lookup(PERMUTE) else {
+        return Ok(None);
+    };
+    let out = kernel(&Call {
+        args: &[Constant::tensor(data), Constant::IntList(as_i64(&inv))],
+        results: std::slice::from_ref(&declared),
+    })?;
+    match out.first() {
+        Some(value) if fits(value, &declared) => Ok(Some(materialize_as(b, value, &declared)?)),
+        _ => Ok(None),
     }
-    let list = b.int_list(&as_i64(&inv))?;
-    let permuted = b.aten_tensor("permute", &[value, list], &TensorType::known(dtype, &back))?;
-    Ok(Some(permuted))
 }
 
 #[cfg(test)]

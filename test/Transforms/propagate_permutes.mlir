@@ -68,12 +68,11 @@ func.func @through_qdq(%x: !torch.vtensor<[1,3,4,5],f32>) -> !torch.vtensor<[1,3
 }
 
 // A binary op of two tensors permuted alike runs on the unpermuted ones; a per-channel
-// literal along the NHWC channel axis (rank 1, broadcast from the right) is reshaped to
-// [1,1,1,3] and permuted back to [1,3,1,1].
+// literal along the NHWC channel axis (rank 1, broadcast from the right) is written
+// again as the [1,3,1,1] literal that broadcasts along NCHW's channels.
 // CHECK-LABEL: func.func @through_binary
 // CHECK: %[[S:.+]] = "torch.aten.add.Tensor"(%arg0, %arg1, {{.+}} -> !torch.vtensor<[1,3,4,5],f32>
-// CHECK: %[[C:.+]] = "torch.aten.reshape"({{.+}} -> !torch.vtensor<[1,1,1,3],f32>
-// CHECK: %[[CP:.+]] = "torch.aten.permute"(%[[C]], {{.+}} -> !torch.vtensor<[1,3,1,1],f32>
+// CHECK: %[[CP:.+]] = "torch.vtensor.literal"() {value = dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]], {{\[\[}}3.000000e+00]]]]> : tensor<1x3x1x1xf32>}
 // CHECK: %[[M:.+]] = "torch.aten.mul.Tensor"(%[[S]], %[[CP]]) {{.+}} -> !torch.vtensor<[1,3,4,5],f32>
 // CHECK: %[[Y:.+]] = "torch.aten.permute"(%[[M]], {{.+}} -> !torch.vtensor<[1,4,5,3],f32>
 // CHECK: return %[[Y]]
@@ -119,10 +118,9 @@ func.func @stays(%x: !torch.vtensor<[1,3,4,5],f32>, %y: !torch.vtensor<[1,4,5,3]
 
 // A quantized constant along the NHWC channel axis, as ONNX Runtime's QDQ models write
 // a batch norm's scale (dequantize of _make_per_tensor_quantized_tensor of a literal),
-// is rebuilt on its permuted literal and stays a quantized constant; the permute of the
-// literal itself is not moved (fold-constants folds it).
+// is rebuilt on its permuted literal and stays a quantized constant.
 // CHECK-LABEL: func.func @quantized_constant
-// CHECK: %[[L:.+]] = "torch.aten.permute"(%{{.+}}) : (!torch.vtensor<[1,1,1,3],si8>, !torch.list<int>) -> !torch.vtensor<[1,3,1,1],si8>
+// CHECK: %[[L:.+]] = "torch.vtensor.literal"() {{.+}} : tensor<1x3x1x1xsi8>}
 // CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[L]], {{.+}} -> !torch.vtensor<[1,3,1,1],!torch.qint8>
 // CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[M]]) {{.+}} -> !torch.vtensor<[1,3,1,1],f32>
 // CHECK: %[[P:.+]] = "torch.aten.mul.Tensor"(%arg0, %[[D]]) {{.+}} -> !torch.vtensor<[1,3,4,5],f32>

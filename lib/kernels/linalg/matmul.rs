@@ -156,7 +156,7 @@ fn multiply(
 
 /// numpy's matmul: a 1-D `a` is a row `[1, k]` and a 1-D `b` a column `[k, 1]`, each
 /// dimension dropped from the result; the batch dimensions broadcast.
-fn matmul(c: &Call) -> Result<Vec<Value>> {
+pub(crate) fn matmul(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
         return crate::kernels::quantized::quantized_operands::quantized_matmul(c);
@@ -205,7 +205,7 @@ fn matmul(c: &Call) -> Result<Vec<Value>> {
 }
 
 /// `mm`: `[m, k]` by `[k, n]`.
-fn mm(c: &Call) -> Result<Vec<Value>> {
+pub(crate) fn mm(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
         return crate::kernels::quantized::quantized_operands::quantized_matmul(c);

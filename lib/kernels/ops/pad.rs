@@ -163,7 +163,7 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
 }
 
 /// `constant_pad_nd(self, pad, value)`.
-fn constant_pad_nd(c: &Call) -> Result<Vec<Value>> {
+pub(crate) fn constant_pad_nd(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let value = args::opt_float(c, 2)?.unwrap_or(0.0);
     args::ret(c, padded(x, args::ints(c, 1)?, Mode::Constant, value)?)

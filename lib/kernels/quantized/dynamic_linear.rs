@@ -14,13 +14,16 @@ use anyhow::{Result, bail};
 use super::dynamic_range::{min_max, parameters};
 use super::quant::quantize_uint8;
 use crate::kernels::isa::Isa;
+use crate::kernels::linalg::conv::convolution;
+use crate::kernels::linalg::matmul::matmul;
 use crate::kernels::linalg::qconv::{self, ConvWeights, Geometry};
 use crate::kernels::linalg::qmatmul::{self, MatmulWeights};
+use crate::kernels::ops::pad::constant_pad_nd;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
-use crate::kernels::{Call, Prepared, ResultType, lookup};
+use crate::kernels::{Call, Kernel, Prepared, ResultType, call_for_tensor};
 
 /// Operands: x, w, w_zero_point, w_scale, bias (or none), stride, padding, dilation,
 /// groups, pads (or none). Packs the weights on every call; the plan prepares them.
@@ -294,22 +297,12 @@ fn centred_weights(w: &Tensor, zero_point: &Value, axis: usize) -> Result<Tensor
     Tensor::new(w.shape.clone(), Data::I32(data))
 }
 
-fn run_kernel(name: &str, args: &[Value]) -> Result<Tensor> {
-    let Some(kernel) = lookup(name) else {
-        bail!("internal error: no kernel for {name}");
-    };
-    let results = [ResultType::Tensor(TensorType {
+fn run_kernel(kernel: Kernel, args: &[Value]) -> Result<Tensor> {
+    let int32 = ResultType::Tensor(TensorType {
         dtype: Some(DType::I32),
         shape: None,
-    })];
-    let out = kernel(&Call {
-        args,
-        results: &results,
-    })?;
-    match out.into_iter().next() {
-        Some(Value::Tensor(t)) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())),
-        _ => bail!("internal error: {name} gave no tensor"),
-    }
+    });
+    call_for_tensor(kernel, args, int32)
 }
 
 /// The int32 convolution of the unfused IR: centred operands, padded with the
@@ -318,14 +311,14 @@ fn reference_conv(c: &Call, q: Tensor, zero_point: u8) -> Result<Tensor> {
     let mut x = Value::tensor(centred_input(&q, zero_point)?);
     if let Value::IntList(pads) = c.arg(9)? {
         x = Value::tensor(run_kernel(
-            "torch.aten.constant_pad_nd",
+            constant_pad_nd,
             &[x, Value::IntList(pads.clone()), Value::Float(0.0)],
         )?);
     }
     let w = Value::tensor(centred_weights(c.arg(1)?.as_tensor()?, c.arg(2)?, 0)?);
     let spatial = q.shape.len().saturating_sub(2);
     run_kernel(
-        "torch.aten.convolution",
+        convolution,
         &[
             x,
             w,
@@ -344,7 +337,7 @@ fn reference_conv(c: &Call, q: Tensor, zero_point: u8) -> Result<Tensor> {
 fn reference_matmul(c: &Call, q: Tensor, zero_point: u8) -> Result<Tensor> {
     let a = Value::tensor(centred_input(&q, zero_point)?);
     let b = Value::tensor(centred_weights(c.arg(1)?.as_tensor()?, c.arg(2)?, 1)?);
-    run_kernel("torch.aten.matmul", &[a, b])
+    run_kernel(matmul, &[a, b])
 }
 
 mod rows;

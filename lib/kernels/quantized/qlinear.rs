@@ -10,14 +10,17 @@ use anyhow::{Result, bail};
 
 use std::sync::Arc;
 
+use crate::kernels::linalg::conv::convolution;
+use crate::kernels::linalg::matmul::matmul;
 use crate::kernels::linalg::qconv::{self, ConvWeights};
 use crate::kernels::linalg::qmatmul::{self, MatmulWeights};
 use crate::kernels::linalg::qparams::{Params, output_kind};
+use crate::kernels::ops::pad::constant_pad_nd;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
-use crate::kernels::{Call, Prepared, ResultType, lookup};
+use crate::kernels::{Call, Prepared, ResultType, call_for_tensor};
 
 /// The integers of `t` minus their zero point, per slice along `axis` (dimension 0 of
 /// a weight, or the last dimension of a matmul operand).
@@ -47,22 +50,6 @@ fn int32_type() -> ResultType {
         dtype: Some(DType::I32),
         shape: None,
     })
-}
-
-fn run_kernel(name: &str, args: &[Value]) -> Result<Tensor> {
-    let Some(kernel) = lookup(name) else {
-        bail!("internal error: no kernel for {name}");
-    };
-    let out = kernel(&Call {
-        args,
-        results: &[int32_type()],
-    })?;
-    match out.into_iter().next() {
-        Some(Value::Tensor(t)) => {
-            Ok(std::sync::Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone()))
-        }
-        _ => bail!("internal error: {name} gave no tensor"),
-    }
 }
 
 /// Requantizes int32 accumulators laid out as [.., channel, inner..] (`channel_of(i)`
@@ -173,9 +160,10 @@ pub fn reference_conv(c: &Call) -> Result<Vec<Value>> {
     // quantized input would have them.
     if let Value::IntList(pads) = c.arg(12)? {
         let zero = Value::Float(0.0);
-        x32 = Value::tensor(run_kernel(
-            "torch.aten.constant_pad_nd",
+        x32 = Value::tensor(call_for_tensor(
+            constant_pad_nd,
             &[x32, Value::IntList(pads.clone()), zero],
+            int32_type(),
         )?);
     }
     let w32 = Value::tensor(centred(w, &wp, 0)?);
@@ -205,8 +193,8 @@ pub fn reference_conv(c: &Call) -> Result<Vec<Value>> {
     };
     let rank = x.shape.len();
     let output_padding = Value::IntList(vec![0; rank.saturating_sub(2)]);
-    let acc = run_kernel(
-        "torch.aten.convolution",
+    let acc = call_for_tensor(
+        convolution,
         &[
             x32,
             w32,
@@ -218,6 +206,7 @@ pub fn reference_conv(c: &Call) -> Result<Vec<Value>> {
             output_padding,
             c.arg(11)?.clone(),
         ],
+        int32_type(),
     )?;
     let channels = acc.shape.get(1).copied().unwrap_or(1).max(1);
     let inner: usize = acc
@@ -275,7 +264,7 @@ pub fn reference_matmul(c: &Call) -> Result<Vec<Value>> {
     let a32 = Value::tensor(centred(a, &ap, 0)?);
     let b_last = b.shape.len().saturating_sub(1);
     let b32 = Value::tensor(centred(b, &bp, b_last)?);
-    let acc = run_kernel("torch.aten.matmul", &[a32, b32])?;
+    let acc = call_for_tensor(matmul, &[a32, b32], int32_type())?;
     let columns = acc.shape.last().copied().unwrap_or(1).max(1);
     let y = requantize(&acc, columns, |i| i % columns, &ap, &bp, &yp, c.result(0)?)?;
     Ok(vec![Value::tensor(y)])

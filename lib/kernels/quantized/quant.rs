@@ -551,7 +551,7 @@ fn quantize_per_channel(c: &Call) -> Result<Vec<Value>> {
 
 /// ONNX DequantizeLinear: the integer difference `q - zero_point`, converted to f32,
 /// times the f32 scale. A float tensor dequantizes to itself as f32, as in torch.
-fn dequantize(c: &Call) -> Result<Vec<Value>> {
+pub(crate) fn dequantize(c: &Call) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let Some(quant) = &x.quant else {
         if x.data.dtype().is_float() {

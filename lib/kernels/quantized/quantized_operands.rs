@@ -11,11 +11,14 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
+use super::quant::dequantize;
+use crate::kernels::linalg::conv::convolution;
+use crate::kernels::linalg::matmul::{matmul, mm};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
-use crate::kernels::{Call, Prepared, ResultType, lookup};
+use crate::kernels::{Call, Kernel, Prepared, ResultType, call_for_tensor};
 
 /// The integers of `t` minus their zero point(s), as int32.
 fn centred(t: &Tensor) -> Result<Tensor> {
@@ -78,22 +81,6 @@ fn accumulator_quant(x_scale: f64, w: &Tensor, channel_axis: usize) -> Result<Qu
     })
 }
 
-fn run_kernel(name: &str, args: &[Value], result: ResultType) -> Result<Tensor> {
-    let Some(kernel) = lookup(name) else {
-        bail!("internal error: no kernel for {name}");
-    };
-    match kernel(&Call {
-        args,
-        results: &[result],
-    })?
-    .into_iter()
-    .next()
-    {
-        Some(Value::Tensor(t)) => Ok(Arc::try_unwrap(t).unwrap_or_else(|t| (*t).clone())),
-        _ => bail!("internal error: {name} gave no tensor"),
-    }
-}
-
 fn of(dtype: DType) -> ResultType {
     ResultType::Tensor(TensorType {
         dtype: Some(dtype),
@@ -123,7 +110,7 @@ pub fn quantized_conv(c: &Call) -> Result<Vec<Value>> {
     };
     let mut args = vec![Value::tensor(centred(x)?), Value::tensor(centred(w)?), bias];
     args.extend(c.args.get(3..).unwrap_or_default().iter().cloned());
-    let acc = run_kernel("torch.aten.convolution", &args, of(DType::I32))?;
+    let acc = call_for_tensor(convolution, &args, of(DType::I32))?;
     finish(c, acc, quant)
 }
 
@@ -132,7 +119,7 @@ pub fn quantized_matmul(c: &Call) -> Result<Vec<Value>> {
     let a = c.arg(0)?.as_tensor()?;
     let b = c.arg(1)?.as_tensor()?;
     let args = [Value::tensor(centred(a)?), Value::tensor(centred(b)?)];
-    let acc = run_kernel("torch.aten.matmul", &args, of(DType::I32))?;
+    let acc = call_for_tensor(matmul, &args, of(DType::I32))?;
     let last = acc.shape.len().saturating_sub(1);
     if let Some(Quant::PerChannel { axis, .. }) = &b.quant
         && *axis + 1 != b.shape.len()
@@ -147,8 +134,8 @@ pub fn quantized_matmul(c: &Call) -> Result<Vec<Value>> {
 fn dequantize_all(args: &[Value]) -> Result<Vec<Value>> {
     args.iter()
         .map(|v| match v {
-            Value::Tensor(t) if t.quant.is_some() => Ok(Value::tensor(run_kernel(
-                "torch.aten.dequantize.self",
+            Value::Tensor(t) if t.quant.is_some() => Ok(Value::tensor(call_for_tensor(
+                dequantize,
                 std::slice::from_ref(v),
                 of(DType::F32),
             )?)),
@@ -159,22 +146,22 @@ fn dequantize_all(args: &[Value]) -> Result<Vec<Value>> {
 
 /// The float convolution of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_conv(c: &Call) -> Result<Vec<Value>> {
-    dequantized_op(c, "torch.aten.convolution", &[])
+    dequantized_op(c, convolution, &[])
 }
 
 /// The float matmul of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_matmul(c: &Call) -> Result<Vec<Value>> {
-    dequantized_op(c, "torch.aten.matmul", &[])
+    dequantized_op(c, matmul, &[])
 }
 
 /// The float mm of the dequantized operands: what the unfused IR computes.
 pub fn dequantized_mm(c: &Call) -> Result<Vec<Value>> {
-    dequantized_op(c, "torch.aten.mm", &[])
+    dequantized_op(c, mm, &[])
 }
 
-/// `name` on the dequantized operands, taking those in `ready` (operand index, its
+/// `kernel` on the dequantized operands, taking those in `ready` (operand index, its
 /// dequantized value) as they are.
-fn dequantized_op(c: &Call, name: &str, ready: &[(usize, Value)]) -> Result<Vec<Value>> {
+fn dequantized_op(c: &Call, kernel: Kernel, ready: &[(usize, Value)]) -> Result<Vec<Value>> {
     let mut args = Vec::with_capacity(c.args.len());
     for (i, v) in c.args.iter().enumerate() {
         match ready.iter().find(|(at, _)| *at == i) {
@@ -182,12 +169,12 @@ fn dequantized_op(c: &Call, name: &str, ready: &[(usize, Value)]) -> Result<Vec<
             None => args.extend(dequantize_all(std::slice::from_ref(v))?),
         }
     }
-    let out = run_kernel(name, &args, c.result(0)?.clone())?;
+    let out = call_for_tensor(kernel, &args, c.result(0)?.clone())?;
     Ok(vec![Value::tensor(out)])
 }
 
 /// Dequantizes the constant quantized operands (the weights) once, at plan time.
-fn prepare_dequantized(constants: &[Option<&Value>], name: &'static str) -> Option<Prepared> {
+fn prepare_dequantized(constants: &[Option<&Value>], kernel: Kernel) -> Option<Prepared> {
     let mut ready = Vec::new();
     for (i, v) in constants.iter().enumerate() {
         if let Some(v @ Value::Tensor(t)) = v
@@ -199,22 +186,22 @@ fn prepare_dequantized(constants: &[Option<&Value>], name: &'static str) -> Opti
     if ready.is_empty() {
         return None;
     }
-    Some(Arc::new(move |c: &Call| dequantized_op(c, name, &ready)))
+    Some(Arc::new(move |c: &Call| dequantized_op(c, kernel, &ready)))
 }
 
 /// `prepare_dequantized` for `dequantized_conv`.
 pub fn prepare_dequantized_conv(constants: &[Option<&Value>]) -> Option<Prepared> {
-    prepare_dequantized(constants, "torch.aten.convolution")
+    prepare_dequantized(constants, convolution)
 }
 
 /// `prepare_dequantized` for `dequantized_matmul`.
 pub fn prepare_dequantized_matmul(constants: &[Option<&Value>]) -> Option<Prepared> {
-    prepare_dequantized(constants, "torch.aten.matmul")
+    prepare_dequantized(constants, matmul)
 }
 
 /// `prepare_dequantized` for `dequantized_mm`.
 pub fn prepare_dequantized_mm(constants: &[Option<&Value>]) -> Option<Prepared> {
-    prepare_dequantized(constants, "torch.aten.mm")
+    prepare_dequantized(constants, mm)
 }
 
 #[cfg(test)]

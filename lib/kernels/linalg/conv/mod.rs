@@ -345,7 +345,7 @@ fn convolve(c: &Call, at: &Options) -> Result<Vec<Value>> {
 
 /// `convolution(input, weight, bias?, stride, padding, dilation, transposed,
 /// output_padding, groups)`.
-fn convolution(c: &Call) -> Result<Vec<Value>> {
+pub(crate) fn convolution(c: &Call) -> Result<Vec<Value>> {
     // Quantized operands (the form fuse-quantized-ops writes) accumulate in int32.
     if args::tensor(c, 0)?.quant.is_some() {
         return crate::kernels::quantized::quantized_operands::quantized_conv(c);
