@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small T5-style encoder built from ONNX ops, for the real-model test.
 
-    make_t5.py OUT.onnx [--dynamic OUT_DYNAMIC.onnx]
+    make_t5.py OUT.onnx [--dynamic OUT_DYNAMIC.onnx] [--v1.1]
 
 No PyPI package ships a quantized T5 encoder small enough to test with, so this builds one
 with onnx.helper and fixed random weights (seed 0): 2 layers, d_model 64, 4 heads, d_ff 128,
@@ -14,6 +14,10 @@ run-time sequence length:
 - attention without scaling (T5's), behind an additive padding mask of float32's lowest
   value made from `attention_mask`;
 - RMSNorm (Pow/ReduceMean/Add/Sqrt/Div/Mul) and a ReLU feed-forward.
+
+`--v1.1` writes a T5 v1.1-sized encoder instead (4 layers, d_model 256, 4 heads, d_ff 1024)
+whose feed-forward is v1.1's gated GELU in its tanh form, as exported:
+`0.5·h·(1 + tanh(√(2/π)·(h + 0.044715·Pow(h, 3)))) · (x·wi_1)` with h = x·wi_0.
 
 Inputs: `input_ids` int64 [1, seq] and `attention_mask` int64 [1, seq], `seq` unknown at
 compile time. Output: `last_hidden_state` float32 [1, seq, 64].
@@ -28,19 +32,28 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-LAYERS, D_MODEL, HEADS, D_FF, VOCAB = 2, 64, 4, 128, 256
-D_HEAD = D_MODEL // HEADS
+VOCAB = 256
 BUCKETS, MAX_DISTANCE = 32, 128
 EPS = 1e-6
 OPSET = 17
 
 
+class Config:
+    """The encoder's sizes and feed-forward: T5's (ReLU) or v1.1's (gated tanh GELU)."""
+
+    def __init__(self, v11=False):
+        self.layers, self.d_model, self.heads, self.d_ff = (4, 256, 4, 1024) if v11 else (2, 64, 4, 128)
+        self.d_head = self.d_model // self.heads
+        self.gated_gelu = v11
+
+
 class Builder:
     """Collects nodes and initializers; every name it makes is unique."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, cfg=None):
         self.rng = np.random.default_rng(seed)
         self.nodes, self.inits, self.count = [], [], 0
+        self.cfg = cfg or Config()
 
     def name(self, hint):
         self.count += 1
@@ -62,7 +75,7 @@ class Builder:
 
 def rms_norm(b, x, hint):
     # T5's layer norm: scale only, no mean subtraction, no bias.
-    weight = b.const(b.rng.uniform(0.8, 1.2, [D_MODEL]).astype(np.float32), f"{hint}_weight")
+    weight = b.const(b.rng.uniform(0.8, 1.2, [b.cfg.d_model]).astype(np.float32), f"{hint}_weight")
     variance = b.op("ReduceMean", [b.op("Pow", [x, b.const(np.float32(2.0))])], axes=[-1], keepdims=1)
     norm = b.op("Div", [x, b.op("Sqrt", [b.op("Add", [variance, b.const(np.float32(EPS))])])])
     return b.op("Mul", [norm, weight], hint)
@@ -93,6 +106,8 @@ def position_buckets(b, seq_1d):
 
 
 def attention(b, x, bias, layer):
+    D_MODEL, HEADS, D_HEAD = b.cfg.d_model, b.cfg.heads, b.cfg.d_head
+
     def heads(t):
         # [1, seq, d_model] -> [1, heads, seq, d_head]
         t = b.op("Reshape", [t, b.const(np.array([1, -1, HEADS, D_HEAD], np.int64))])
@@ -111,12 +126,24 @@ def attention(b, x, bias, layer):
 
 
 def feed_forward(b, x, layer):
-    hidden = b.op("Relu", [b.op("MatMul", [x, b.weight([D_MODEL, D_FF], D_MODEL ** -0.5, f"l{layer}_wi")])])
+    D_MODEL, D_FF = b.cfg.d_model, b.cfg.d_ff
+    if b.cfg.gated_gelu:
+        h = b.op("MatMul", [x, b.weight([D_MODEL, D_FF], D_MODEL ** -0.5, f"l{layer}_wi_0")])
+        cube = b.op("Pow", [h, b.const(np.float32(3.0))])
+        inner = b.op("Mul", [b.op("Add", [h, b.op("Mul", [cube, b.const(np.float32(0.044715))])]),
+                             b.const(np.float32(np.sqrt(2.0 / np.pi)))])
+        half = b.op("Mul", [h, b.const(np.float32(0.5))])
+        gelu = b.op("Mul", [half, b.op("Add", [b.op("Tanh", [inner]), b.const(np.float32(1.0))])], f"l{layer}_gelu")
+        linear = b.op("MatMul", [x, b.weight([D_MODEL, D_FF], D_MODEL ** -0.5, f"l{layer}_wi_1")])
+        hidden = b.op("Mul", [gelu, linear], f"l{layer}_gated")
+    else:
+        hidden = b.op("Relu", [b.op("MatMul", [x, b.weight([D_MODEL, D_FF], D_MODEL ** -0.5, f"l{layer}_wi")])])
     return b.op("MatMul", [hidden, b.weight([D_FF, D_MODEL], D_FF ** -0.5, f"l{layer}_wo")], f"l{layer}_ffn")
 
 
-def build(seed=0):
-    b = Builder(seed)
+def build(seed=0, v11=False):
+    b = Builder(seed, Config(v11))
+    D_MODEL, HEADS = b.cfg.d_model, b.cfg.heads
     seq_1d = b.op("Slice", [b.op("Shape", ["input_ids"]), b.const(np.array([1], np.int64)),
                             b.const(np.array([2], np.int64))], "seq")
 
@@ -139,7 +166,7 @@ def build(seed=0):
     bias = b.op("Add", [bias, additive], "attention_bias")
 
     x = b.op("Gather", [b.weight([VOCAB, D_MODEL], 1.0, "embed_tokens"), "input_ids"], "embeddings")
-    for layer in range(LAYERS):
+    for layer in range(b.cfg.layers):
         x = b.op("Add", [x, attention(b, rms_norm(b, x, f"l{layer}_ln0"), bias, layer)])
         x = b.op("Add", [x, feed_forward(b, rms_norm(b, x, f"l{layer}_ln1"), layer)])
     out = rms_norm(b, x, "final_layer_norm")
@@ -162,8 +189,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
     parser.add_argument("--dynamic", help="also write the model quantized by quantize_dynamic here")
+    parser.add_argument("--v1.1", dest="v11", action="store_true",
+                        help="T5 v1.1's sizes and gated tanh-GELU feed-forward")
     args = parser.parse_args()
-    onnx.save(build(), args.out)
+    onnx.save(build(v11=args.v11), args.out)
     if args.dynamic:
         from onnxruntime.quantization import QuantType, quantize_dynamic
         quantize_dynamic(args.out, args.dynamic, weight_type=QuantType.QInt8)

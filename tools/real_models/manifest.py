@@ -86,6 +86,12 @@ MODELS = [
           ["float", "dynamic"], maker="make_t5.py", lengths=[7, 33],
           notes=["T5-style encoder built by make_t5.py: relative position buckets, Slice on "
                  "computed lengths, padding mask, RMSNorm; sequence length unknown at compile time"]),
+    Model("t5-v1.1-encoder", None, None,
+          {"input_ids": ("int64", [1, "seq"], "tokens:256"),
+           "attention_mask": ("int64", [1, "seq"], "mask")},
+          ["float", "dynamic"], maker="make_t5.py", maker_args=["--v1.1"], lengths=[128, 5],
+          notes=["T5 v1.1-sized encoder built by make_t5.py --v1.1: gated GELU in its tanh form "
+                 "(Pow, Tanh), 4 layers of d_model 256; sequence length unknown at compile time"]),
     Model("decoder-int4", None, None,
           {"input_ids": ("int64", [1, "seq"], "tokens:512")},
           ["float", "int4", "int4-acc4"], maker="make_decoder.py", lengths=[1, 17],
