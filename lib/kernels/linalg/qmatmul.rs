@@ -21,6 +21,8 @@ use crate::kernels::{Call, ResultType};
 const ROW_BLOCK: usize = 8 * MR;
 /// Products one rayon task of a matmul computes at least.
 const MIN_TASK_PRODUCTS: usize = 4 << 20;
+/// Products of one batch of a batched matmul for the batches to run in parallel.
+const MIN_BATCH_TASK_PRODUCTS: usize = 1 << 20;
 
 /// The constant right operand, packed once.
 pub struct MatmulWeights {
@@ -143,8 +145,10 @@ pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
     let mut shape = a.shape[..ra - 1].to_vec();
     shape.push(n);
     let total = crate::kernels::tensor::bounded_count(&shape)?;
-    let mut y = Vec::with_capacity(total);
-    for i in 0..total / (m * n) {
+    // One product per batch (an attention head, say), each packing its own operands:
+    // the batches run in parallel, since one head's product is too small to split well
+    // and its packing would otherwise run on one thread while the other waits.
+    let one = |i: usize| -> Result<Option<Vec<u8>>> {
         let Some(w) = MatmulWeights::pack(k, n, &b_bytes[i * k * n..(i + 1) * k * n], b_shift, &bp)
         else {
             return Ok(None);
@@ -154,6 +158,22 @@ pub(crate) fn run_batched_on(isa: Isa, c: &Call) -> Result<Option<Vec<Value>>> {
         };
         let rows = &a_bytes[i * m * k..(i + 1) * m * k];
         let (_, part) = product(isa, &[m], rows, a_zero, &w, multipliers, &[], q.out)?;
+        Ok(Some(part))
+    };
+    let batches = total / (m * n);
+    let parts: Vec<Option<Vec<u8>>> = if batches > 1 && m * k * n >= MIN_BATCH_TASK_PRODUCTS {
+        (0..batches)
+            .into_par_iter()
+            .map(one)
+            .collect::<Result<_>>()?
+    } else {
+        (0..batches).map(one).collect::<Result<_>>()?
+    };
+    let mut y = Vec::with_capacity(total);
+    for part in parts {
+        let Some(part) = part else {
+            return Ok(None);
+        };
         y.extend(part);
     }
     q.finish(shape, y)

@@ -113,6 +113,8 @@ fn batched_b_of_attention() {
         (1, (vec![1, 3], 9, 17, 13), false, true),
         (2, (vec![2], 33, 64, 40), true, false),
         (3, (vec![2, 2], 5, 3, 70), false, false),
+        // Batches of 1M products or more run in parallel (an attention's heads).
+        (4, (vec![3], 100, 96, 120), false, true),
     ] {
         let a_shape: Vec<usize> = batch.iter().copied().chain([m, k]).collect();
         let b_shape: Vec<usize> = batch.iter().copied().chain([k, n]).collect();
