@@ -33,7 +33,7 @@ use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::ops::dense_attribute_data;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{TensorType, tensor_type_of_value as tensor_type};
 use crate::no_match;
 use crate::onnx::dtype::DType;
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
@@ -77,10 +77,6 @@ pub fn fuse_quantized_ops(context: &Context, module: &mut Module) -> Result<()> 
         ));
     }
     rewrite::apply_greedily(context, module, patterns)
-}
-
-fn tensor_type(v: Value) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
 }
 
 /// Whether `v` is known to be zero: `torch.constant.int 0`, a literal of zeros, or

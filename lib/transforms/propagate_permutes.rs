@@ -26,7 +26,7 @@ use melior::{Context, RewriterBase};
 use super::constants::{constant_of, fits, materialize_as};
 use super::limits::DEFAULT_MAX_ELEMENTS;
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{TensorType, tensor_type_of_value as tensor_type};
 use crate::ir::matchers::{constant_int, named, op_name};
 use crate::kernels::tensor::value::Value as Constant;
 use crate::kernels::{Call, ResultType, lookup};
@@ -95,10 +95,6 @@ fn generated_with(name: &'static str) -> Vec<&'static str> {
     let mut all = GENERATED.to_vec();
     all.push(name);
     all
-}
-
-fn tensor_type(v: Value) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
 }
 
 /// The permutation of a `torch.aten.permute` (normalized), and its input.

@@ -11,13 +11,12 @@
 //! `_make_per_channel_quantized_tensor` that reads the integers keeps its scales, zero
 //! points and axis, so the quantization stays explicit.
 
-use melior::ir::ValueLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::quantize_arithmetic::{ArithmeticQuant, quantize_by_arithmetic};
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value as tensor_type;
 use crate::ir::matchers::{constant_int, named};
 use crate::rewrite::{Outcome, PatternResult};
 
@@ -35,10 +34,6 @@ pub const GENERATED: &[&str] = &[
     "torch.constant.none",
     "torch.prim.ListConstruct",
 ];
-
-fn tensor_type(v: melior::ir::Value) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
 
 pub fn rewrite<'c, 'a>(
     context: &'c Context,

@@ -19,7 +19,7 @@ use melior::ir::{Value, ValueLike};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{TensorType, tensor_type_of_value as tensor_type};
 use crate::ir::matchers::{constant_bool, constant_int, named};
 use crate::rewrite::{Outcome, PatternResult};
 
@@ -37,10 +37,6 @@ pub const GENERATED: &[&str] = &[
 fn int_list(v: Value) -> Option<Vec<i64>> {
     let list = named(v, "torch.prim.ListConstruct")?;
     list.operands().map(constant_int).collect()
-}
-
-fn tensor_type(v: Value) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
 }
 
 pub fn rewrite<'c, 'a>(

@@ -8,12 +8,12 @@
 //! stem pool gave results off by up to 174). Conversions from and to `ui8` are lowered
 //! as unsigned except f32 to ui8 (hence the si32 step), and an f32 max pool is what both compile best.
 
+use melior::ir::Value;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value, ValueLike};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value as tensor_type;
 use crate::onnx::dtype::DType;
 use crate::rewrite::{Outcome, PatternResult};
 
@@ -31,10 +31,6 @@ pub const GENERATED: &[&str] = &[
     "torch.constant.bool",
     "torch.constant.none",
 ];
-
-fn tensor_type(v: Value) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
 
 pub fn rewrite<'c, 'a>(
     context: &'c Context,
