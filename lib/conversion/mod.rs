@@ -32,6 +32,7 @@ mod matmul;
 mod matmul_nbits;
 mod microsoft;
 mod microsoft_matmul;
+mod microsoft_transformer;
 mod pad;
 mod pooling;
 mod qlinear_conv;
@@ -90,6 +91,7 @@ pub(crate) fn register(r: &mut Registry) {
     pooling::register(r);
     matmul::register(r);
     microsoft::register(r);
+    microsoft_transformer::register(r);
     recurrent::register(r);
     math_ops::register(r);
     layer_norm::register(r);

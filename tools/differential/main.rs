@@ -90,3 +90,16 @@ fn matmul_nbits_agrees_with_onnx_runtime() {
         "qlower's MatMulNBits disagrees with ONNX Runtime",
     );
 }
+
+/// ONNX Runtime's transformer contrib ops (Gelu, BiasGelu, FastGelu, QuickGelu,
+/// BiasAdd, SkipLayerNormalization, SimplifiedLayerNormalization,
+/// SkipSimplifiedLayerNormalization) against ONNX Runtime and a float64 reference. See
+/// `tools/differential/transformer_contrib.py`.
+#[test]
+fn transformer_contrib_ops_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/transformer_contrib.py",
+        &["--qlower", QLOWER, "--seed", "1"],
+        "qlower's transformer contrib ops disagree with ONNX Runtime",
+    );
+}

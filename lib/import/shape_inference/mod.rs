@@ -43,6 +43,7 @@ mod split;
 mod squeeze;
 #[cfg(test)]
 mod test_util;
+mod transformer_contrib;
 mod transpose;
 mod unary;
 mod window;
@@ -136,6 +137,7 @@ pub(crate) fn register(r: &mut Registry) {
     normalization::register(r);
     reductions::register(r);
     contrib::register(r);
+    transformer_contrib::register(r);
     recurrent::register(r);
     einsum::register(r);
     detection::register(r);
