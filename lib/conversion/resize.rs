@@ -17,7 +17,7 @@ use super::shape_util::{
     await_constant, dims_of, float_list, normalize_axes, size_of, str_constant,
 };
 use crate::dialect::builder::TorchBuilder;
-use crate::dialect::types::Dim;
+use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::ops::Registry;
 
@@ -266,6 +266,9 @@ fn lower_resize<'c, 'a>(
     let x = b.input(0, "X")?;
     let dims = dims_of(&b.input_type(0, "X")?, "X")?;
     let result = b.result_type(0)?;
+    if dims.len() == 3 && matches!(mode, "linear" | "cubic") {
+        return resize_1d(b, t, x, &dims, mode, coord, nearest, target, &result);
+    }
     let (mut torch_mode, align_corners) = torch_mode(mode, coord, nearest, dims.len())?;
     if mode == "cubic" {
         torch_mode.push_str(&cubic_options(
@@ -308,6 +311,80 @@ fn lower_resize<'c, 'a>(
         &[x, sizes, scales, mode, align, none, antialias],
         &result,
     )?])
+}
+
+/// A linear or cubic Resize of (N, C, L) data (audio, 1-D features) as the 2-D one of
+/// (N, C, 1, L): `unsqueeze` at 2, the interpolation with scale 1 (size 1) on the new
+/// axis, `squeeze.dim` back. Every coordinate transformation maps the one row of an
+/// axis of size 1 kept at size 1 onto itself, and both filters give its value back
+/// there, so the result is the 1-D interpolation of each row.
+#[allow(clippy::too_many_arguments)]
+fn resize_1d<'c, 'a>(
+    b: &Binder<'c, 'a>,
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    dims: &[Dim],
+    mode: &str,
+    coord: &str,
+    nearest: &str,
+    target: Target<'c, 'a>,
+    result: &TensorType,
+) -> Lowered<'c, 'a> {
+    if coord == "tf_crop_and_resize" {
+        bail!("tf_crop_and_resize is supported for 4-D data only; X has rank 3");
+    }
+    check_target(&target, dims)?;
+    let widened = |d: &[Dim]| -> Vec<Dim> { vec![d[0], d[1], Some(1), d[2]] };
+    let target = match target {
+        Target::Scales(s) => Target::Scales(vec![s[0], s[1], 1.0, s[2]]),
+        Target::Sizes(s) => Target::Sizes(widened(&s)),
+        Target::SizesAtRunTime(_) | Target::ScalesAtRunTime(_) => {
+            bail!("a {mode} Resize of 3-D data needs scales or sizes known at compile time");
+        }
+    };
+    let (mut torch_mode, align_corners) = torch_mode(mode, coord, nearest, 4)?;
+    if mode == "cubic" {
+        torch_mode.push_str(&cubic_options(
+            b.float("cubic_coeff_a", -0.75)?,
+            b.int("exclude_outside", 0)?,
+        )?);
+    }
+    let two = t.int(2)?;
+    let x_type = TensorType {
+        dtype: b.input_type(0, "X")?.dtype,
+        shape: Some(widened(dims)),
+    };
+    let x4 = t.aten_tensor("unsqueeze", &[x, two], &x_type)?;
+    let none = t.none()?;
+    let (sizes, scales) = match &target {
+        Target::Scales(s) => (none, float_list(t, &s[2..])?),
+        Target::Sizes(s) => {
+            let elements = s
+                .iter()
+                .enumerate()
+                .skip(2)
+                .map(|(i, d)| match d {
+                    Some(d) => t.int(*d),
+                    None => size_of(t, x4, i),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (t.list(&elements, "int")?, none)
+        }
+        _ => bail!("internal error: a run-time target reached the 1-D Resize"),
+    };
+    let mode = str_constant(t, &torch_mode)?;
+    let align = t.bool(align_corners)?;
+    let antialias = t.bool(b.int("antialias", 0)? == 1)?;
+    let y_type = TensorType {
+        dtype: result.dtype,
+        shape: result.shape.as_ref().map(|s| widened(s)),
+    };
+    let y4 = t.aten_tensor(
+        "__interpolate.size_list_scale_list",
+        &[x4, sizes, scales, mode, align, none, antialias],
+        &y_type,
+    )?;
+    Ok(vec![t.aten_tensor("squeeze.dim", &[y4, two], result)?])
 }
 
 /// torch-mlir's mode string for an ONNX mode, coordinate transformation and nearest
@@ -358,7 +435,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
         "linear" => {
             if rank != 4 {
                 bail!(
-                    "linear Resize is supported for 4-D (N, C, H, W) data only; X has rank {rank}"
+                    "linear Resize is supported for 3-D (N, C, L) and 4-D (N, C, H, W) data only; X has rank {rank}"
                 );
             }
             if !matches!(
@@ -380,7 +457,7 @@ fn torch_mode(mode: &str, coord: &str, nearest: &str, rank: usize) -> Result<(St
         "cubic" => {
             if rank != 4 {
                 bail!(
-                    "cubic Resize is supported for 4-D (N, C, H, W) data only; X has rank {rank}"
+                    "cubic Resize is supported for 3-D (N, C, L) and 4-D (N, C, H, W) data only; X has rank {rank}"
                 );
             }
             if !matches!(

@@ -103,3 +103,15 @@ fn transformer_contrib_ops_agree_with_onnx_runtime() {
         "qlower's transformer contrib ops disagree with ONNX Runtime",
     );
 }
+
+/// Linear and cubic Resize of 3-D (N, C, L) data against ONNX Runtime (its 4-D cubic
+/// Resize for the cubic cases, which it has no 3-D form of). See
+/// `tools/differential/resize_1d.py`.
+#[test]
+fn resize_of_3d_data_agrees_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/resize_1d.py",
+        &["--qlower", QLOWER, "--seed", "1"],
+        "qlower's 3-D Resize disagrees with ONNX Runtime",
+    );
+}

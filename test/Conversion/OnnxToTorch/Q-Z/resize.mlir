@@ -234,3 +234,22 @@ func.func @test_resize_tf_crop_and_resize(%arg0: !torch.vtensor<[1,1,4,4],f32>) 
   return %0 : !torch.vtensor<[1,1,3,3],f32>
 }
 // CHECK: "torch.constant.str"() {value = "bilinear_tf_crop_and_resize,roi=0.4000000059604645:0.6000000238418579:0.6000000238418579:0.800000011920929,extrapolation_value=10"} : () -> !torch.str
+
+// Linear (and cubic) Resize of 3-D (N, C, L) data, audio's: the 2-D interpolation of
+// (N, C, 1, L) with scale 1 on the new axis, squeezed back.
+// CHECK-LABEL: func.func @test_resize_1d_linear(
+func.func @test_resize_1d_linear(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.vtensor<[1,2,10],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0]> : tensor<3xf32>} : () -> !torch.vtensor<[3],f32>
+  %0 = "torch.operator"(%arg0, %n, %s) {name = "onnx.Resize", torch.onnx.mode = "linear"} : (!torch.vtensor<[1,2,5],f32>, !torch.none, !torch.vtensor<[3],f32>) -> !torch.vtensor<[1,2,10],f32>
+  return %0 : !torch.vtensor<[1,2,10],f32>
+}
+// CHECK: %[[TWO:.+]] = "torch.constant.int"() {value = 2 : i64}
+// CHECK: %[[X:.+]] = "torch.aten.unsqueeze"(%arg0, %[[TWO]]) : {{.+}} -> !torch.vtensor<[1,2,1,5],f32>
+// CHECK: %[[ONE:.+]] = "torch.constant.float"() {value = 1.000000e+00 : f64}
+// CHECK: %[[S:.+]] = "torch.constant.float"() {value = 2.000000e+00 : f64}
+// CHECK: %[[SC:.+]] = "torch.prim.ListConstruct"(%[[ONE]], %[[S]])
+// CHECK: %[[MODE:.+]] = "torch.constant.str"() {value = "bilinear"}
+// CHECK: %[[Y:.+]] = "torch.aten.__interpolate.size_list_scale_list"(%[[X]], %{{.+}}, %[[SC]], %[[MODE]], {{.+}} -> !torch.vtensor<[1,2,1,10],f32>
+// CHECK: %[[R:.+]] = "torch.aten.squeeze.dim"(%[[Y]], %[[TWO]]) : {{.+}} -> !torch.vtensor<[1,2,10],f32>
+// CHECK: return %[[R]]

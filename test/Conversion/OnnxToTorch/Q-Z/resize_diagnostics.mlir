@@ -50,7 +50,7 @@ func.func @runtime_scales(%arg0: !torch.vtensor<[1,3,4,4],f32>, %arg1: !torch.vt
 
 // -----
 
-// CHECK: error: node 'resize_3d_linear' (Resize): linear Resize is supported for 4-D (N, C, H, W) data only; X has rank 5
+// CHECK: error: node 'resize_3d_linear' (Resize): linear Resize is supported for 3-D (N, C, L) and 4-D (N, C, H, W) data only; X has rank 5
 func.func @trilinear(%arg0: !torch.vtensor<[1,1,2,2,2],f32>) -> !torch.vtensor<[1,1,4,4,4],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
   %s = "torch.vtensor.literal"() {value = dense<[1.0, 1.0, 2.0, 2.0, 2.0]> : tensor<5xf32>} : () -> !torch.vtensor<[5],f32>
   %n = "torch.constant.none"() : () -> !torch.none
