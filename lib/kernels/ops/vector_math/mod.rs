@@ -99,17 +99,59 @@ fn on_avx512(func: Func, x: &[f32], out: &mut [f32]) {
     by_func::<avx512::Avx512>(func, x, out);
 }
 
+/// Each arm passes an `#[inline(always)]` closure: a function item would be called
+/// through a shim compiled without the caller's target features, and not inlined.
 #[inline(always)]
 fn by_func<V: Lanes>(func: Func, x: &[f32], out: &mut [f32]) {
     match func {
-        Func::Exp => each(x, out, exp::exp::<V>),
-        Func::Log => each(x, out, log::log::<V>),
-        Func::Sigmoid => each(x, out, exp::sigmoid::<V>),
-        Func::Silu => each(x, out, exp::silu::<V>),
-        Func::Tanh => each(x, out, exp::tanh::<V>),
-        Func::Erf => each(x, out, erf::erf::<V>),
-        Func::Gelu => each(x, out, erf::gelu::<V>),
-        Func::GeluTanh => each(x, out, exp::gelu_tanh::<V>),
+        Func::Exp => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| exp::exp(v),
+        ),
+        Func::Log => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| log::log(v),
+        ),
+        Func::Sigmoid => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| exp::sigmoid(v),
+        ),
+        Func::Silu => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| exp::silu(v),
+        ),
+        Func::Tanh => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| exp::tanh(v),
+        ),
+        Func::Erf => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| erf::erf(v),
+        ),
+        Func::Gelu => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| erf::gelu(v),
+        ),
+        Func::GeluTanh => each(
+            x,
+            out,
+            #[inline(always)]
+            |v: V| exp::gelu_tanh(v),
+        ),
     }
 }
 
