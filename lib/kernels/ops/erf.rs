@@ -5,7 +5,8 @@
 
 use anyhow::{Result, bail};
 
-use super::zip::{arg, fast_f32_unary, float_result, out_dtype, zip_float};
+use super::vector_math::{self, Func};
+use super::zip::{arg, float_result, out_dtype, zip_float};
 use crate::kernels::tensor::data::{Prec, is_float};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -129,7 +130,7 @@ fn erf_series(x: f64) -> f64 {
 
 /// erfc(x) for x ≥ 2.5 by its Laplace continued fraction
 /// `e^(-x²)/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + …))))`, evaluated backwards.
-fn erfc_continued_fraction(x: f64) -> f64 {
+pub(crate) fn erfc_continued_fraction(x: f64) -> f64 {
     let mut f = x;
     for k in (1..=60).rev() {
         f = x + (k as f64 / 2.0) / f;
@@ -148,10 +149,9 @@ fn erf_kernel(c: &Call) -> Result<Vec<Value>> {
     let x = arg(c, 0)?;
     // f32 in and out: each element through f64 and rounded once, without the f64
     // vectors of the general path, split over the pool.
-    if dtype == DType::F32
-        && let Some((shape, v)) = fast_f32_unary(&x, |v| erf(v as f64) as f32)
-    {
-        return args::ret(c, Tensor::new(shape, Data::F32(v))?);
+    if let Some((shape, v)) = super::unary::f32_operand(c)? {
+        let y = vector_math::map(Func::Erf, v);
+        return args::ret(c, Tensor::new(shape.to_vec(), Data::F32(y))?);
     }
     let (shape, v) = zip_float(&[x], Prec(dtype), |x| erf(x[0]))?;
     float_result(c, shape, &v, dtype)
@@ -170,6 +170,11 @@ fn gelu(c: &Call) -> Result<Vec<Value>> {
             other => bail!("gelu approximation '{other}' is not one of none, tanh"),
         },
     };
+    if let Some((shape, v)) = super::unary::f32_operand(c)? {
+        let func = if tanh { Func::GeluTanh } else { Func::Gelu };
+        let y = vector_math::map(func, v);
+        return args::ret(c, Tensor::new(shape.to_vec(), Data::F32(y))?);
+    }
     let dtype = float_type(c)?;
     let k = (2.0 / std::f64::consts::PI).sqrt();
     let (shape, v) = zip_float(&[arg(c, 0)?], Prec(dtype), |x| {

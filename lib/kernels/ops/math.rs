@@ -82,10 +82,12 @@ fn pow(c: &Call) -> Result<Vec<Value>> {
 }
 
 /// The f32 fast path of `pow`: an f32 base tensor and a constant exponent (a scalar or
-/// a one-element tensor) of 2, which ONNX Runtime computes as `x * x` too. `x * x` in
-/// f32 is the f64 power rounded to f32: the f64 square of an f32 is exact, so both round
-/// the exact square once. `None` for any other exponent: `x^3` rounded twice in f32
-/// differs, and even `x^1`'s NaNs come back from libm's `pow` with their sign cleared.
+/// a one-element tensor, checked per call) of 0, ±1 to ±8, or 0.5, which ONNX Runtime
+/// and torch models use for squares, cubes (GELU's x³), square roots and reciprocals.
+/// Integer powers multiply in f64: an f32's square is exact there and its cube or
+/// fourth power rounded once, so they give the f64 `powf`'s f32 (higher powers round
+/// two or three times in f64, far below f32's half ulp). 0.5 is `sqrt`, correctly
+/// rounded, with `powf`'s +0 for -0 and +∞ for -∞. `None` for other exponents.
 fn fast_pow_f32(a: &Arg, b: &Arg) -> Option<(Vec<usize>, Vec<f32>)> {
     let exponent = match b {
         Arg::Tensor(t) if t.data.len() == 1 => match t.data.to_f64()[..] {
@@ -101,11 +103,39 @@ fn fast_pow_f32(a: &Arg, b: &Arg) -> Option<(Vec<usize>, Vec<f32>)> {
     {
         return None;
     }
-    if exponent != 2.0 {
+    if exponent == 2.0 {
+        return fast_f32_unary(a, |x| x * x);
+    }
+    if exponent == 0.5 {
+        return fast_f32_unary(a, |x| {
+            if x == f32::NEG_INFINITY {
+                f32::INFINITY
+            } else {
+                x.sqrt() + 0.0
+            }
+        });
+    }
+    if exponent.fract() != 0.0 || exponent.abs() > 8.0 {
         return None;
     }
-    // `None` unless the base is an f32 tensor.
-    fast_f32_unary(a, |x| x * x)
+    let n = exponent as i32;
+    fast_f32_unary(a, move |x| small_power(x as f64, n) as f32)
+}
+
+/// `x^n` for |n| ≤ 8 by squaring, in f64 (no f32 overflows or underflows there).
+#[inline(always)]
+fn small_power(x: f64, n: i32) -> f64 {
+    let (mut result, mut b, mut e) = (1.0f64, x, n.unsigned_abs());
+    while e > 0 {
+        if e & 1 == 1 {
+            result *= b;
+        }
+        e >>= 1;
+        if e > 0 {
+            b *= b;
+        }
+    }
+    if n < 0 { 1.0 / result } else { result }
 }
 
 /// `base^exp` with wrapping multiplication; negative exponents truncate toward zero.
@@ -242,7 +272,7 @@ mod tests {
     }
 
     #[test]
-    fn squares_of_f32_are_the_general_paths_bytes() {
+    fn small_powers_of_f32_are_the_general_paths_bytes() {
         use super::super::zip::{Arg, zip_float};
         use super::fast_pow_f32;
         use crate::kernels::tensor::Tensor;
@@ -256,7 +286,9 @@ mod tests {
         let x = Tensor::new(vec![base.len()], Data::F32(base)).unwrap();
         let f32_one = |e: f32| Tensor::new(vec![1], Data::F32(vec![e])).unwrap();
         let i64_rank0 = |e: i64| Tensor::new(vec![], Data::I64(vec![e])).unwrap();
-        for e in [2.0] {
+        for e in [
+            2.0, 3.0, 4.0, 1.0, 0.0, -1.0, -2.0, -3.0, 5.0, 8.0, -8.0, 0.5,
+        ] {
             let (t32, t64) = (f32_one(e as f32), i64_rank0(e as i64));
             let exponents = [
                 Arg::Float(e),
@@ -271,13 +303,20 @@ mod tests {
                     zip_float(&[a, b], Prec(DType::F32), |v| v[0].powf(v[1])).unwrap();
                 assert_eq!(shape, slow_shape);
                 let slow: Vec<f32> = slow.iter().map(|&v| v as f32).collect();
-                assert_same_f32_bits(&fast, &slow, &format!("exponent {e} as {b:?}"));
+                // libm's NaNs may differ in sign from the hardware's.
+                let canonical = |v: &[f32]| -> Vec<f32> {
+                    v.iter()
+                        .map(|x| if x.is_nan() { f32::NAN } else { *x })
+                        .collect()
+                };
+                let what = format!("exponent {e} as {b:?}");
+                assert_same_f32_bits(&canonical(&fast), &canonical(&slow), &what);
             }
         }
         // Other exponents, an exponent per element, and an exponent of higher rank take
         // the general path.
         let a = Arg::Tensor(&x);
-        for e in [1.0, 3.0, 0.5, -1.0, 2.5, 0.0] {
+        for e in [2.5, 9.0, -0.5, 1e10] {
             assert!(fast_pow_f32(&a, &Arg::Float(e)).is_none());
         }
         let two = Tensor::new(vec![1, 1, 1], Data::F32(vec![2.0])).unwrap();

@@ -40,4 +40,5 @@ pub mod tile;
 pub mod triangle;
 pub mod trig;
 pub mod unary;
+pub mod vector_math;
 mod zip;

@@ -1,7 +1,7 @@
 //! Normalizations: inference `batch_norm`, and `softmax` / `log_softmax` along a
 //! dimension. Both are computed in the steps ONNX Runtime takes, rounding to the
 //! element type after each: batch norm folds each channel into one scale and one
-//! offset; softmax subtracts the maximum, sums the exponentials in order, and scales
+//! offset; softmax subtracts the maximum, sums the exponentials in f64, and scales
 //! by the reciprocal of the sum (log-softmax subtracts its logarithm).
 
 use anyhow::{Result, bail};
@@ -151,11 +151,14 @@ fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
                     f64::NEG_INFINITY,
                     |m, v| if v > m || v.is_nan() { v } else { m },
                 );
+            // The exponentials add in f64 and round once: a fold at the element
+            // type's precision loses ~size/2 of its ulps.
             let mut sum = 0.0;
             for (k, e) in e.iter_mut().enumerate() {
                 *e = p.round(p.round(values[at(k)] - max).exp());
-                sum = p.round(sum + *e);
+                sum += *e;
             }
+            let sum = p.round(sum);
             if log {
                 let log_sum = p.round(sum.ln());
                 for k in 0..size {

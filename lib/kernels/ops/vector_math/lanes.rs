@@ -1,0 +1,129 @@
+//! The operations the vector math functions are written in, once, for every
+//! instruction set. Each implementation must round exactly as the others: the
+//! arithmetic is IEEE (with a fused multiply-add), `min`/`max` return their second
+//! operand when either is NaN (as `vminps` does), and conversions round to nearest
+//! even. So one function body gives the same bytes on every path.
+
+pub(super) trait Lanes: Copy {
+    type Mask: Copy;
+    type Int: Copy;
+    /// Lanes per vector.
+    const N: usize;
+
+    /// Reads `N` values. `src` must hold at least `N`.
+    fn load(src: &[f32]) -> Self;
+    /// Writes `N` values. `dst` must hold at least `N`.
+    fn store(self, dst: &mut [f32]);
+    fn splat(v: f32) -> Self;
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    fn div(self, b: Self) -> Self;
+    /// `self * b + c`, rounded once.
+    fn fma(self, b: Self, c: Self) -> Self;
+    /// `self` where `self < b`, else `b` (so `b` when either is NaN).
+    fn min(self, b: Self) -> Self;
+    /// `self` where `self > b`, else `b`.
+    fn max(self, b: Self) -> Self;
+    fn and(self, b: Self) -> Self;
+    fn or(self, b: Self) -> Self;
+    fn lt(self, b: Self) -> Self::Mask;
+    fn is_nan(self) -> Self::Mask;
+    /// `a` in the lanes of `m`, else `b`.
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    fn bits(self) -> Self::Int;
+    fn from_bits(i: Self::Int) -> Self;
+    fn isplat(v: i32) -> Self::Int;
+    fn iadd(a: Self::Int, b: Self::Int) -> Self::Int;
+    fn isub(a: Self::Int, b: Self::Int) -> Self::Int;
+    fn iand(a: Self::Int, b: Self::Int) -> Self::Int;
+    fn shl23(a: Self::Int) -> Self::Int;
+    /// Arithmetic shifts right.
+    fn sra23(a: Self::Int) -> Self::Int;
+    fn sra1(a: Self::Int) -> Self::Int;
+    /// The integer as a float, rounded to nearest even.
+    fn to_float(a: Self::Int) -> Self;
+}
+
+/// One lane in plain Rust: the reference every vector path must equal.
+impl Lanes for f32 {
+    type Mask = bool;
+    type Int = i32;
+    const N: usize = 1;
+
+    fn load(src: &[f32]) -> Self {
+        src[0]
+    }
+    fn store(self, dst: &mut [f32]) {
+        dst[0] = self;
+    }
+    fn splat(v: f32) -> Self {
+        v
+    }
+    fn add(self, b: Self) -> Self {
+        self + b
+    }
+    fn sub(self, b: Self) -> Self {
+        self - b
+    }
+    fn mul(self, b: Self) -> Self {
+        self * b
+    }
+    fn div(self, b: Self) -> Self {
+        self / b
+    }
+    fn fma(self, b: Self, c: Self) -> Self {
+        self.mul_add(b, c)
+    }
+    fn min(self, b: Self) -> Self {
+        if self < b { self } else { b }
+    }
+    fn max(self, b: Self) -> Self {
+        if self > b { self } else { b }
+    }
+    fn and(self, b: Self) -> Self {
+        f32::from_bits(self.to_bits() & b.to_bits())
+    }
+    fn or(self, b: Self) -> Self {
+        f32::from_bits(self.to_bits() | b.to_bits())
+    }
+    fn lt(self, b: Self) -> bool {
+        self < b
+    }
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m { a } else { b }
+    }
+    fn bits(self) -> i32 {
+        self.to_bits() as i32
+    }
+    fn from_bits(i: i32) -> Self {
+        f32::from_bits(i as u32)
+    }
+    fn isplat(v: i32) -> i32 {
+        v
+    }
+    fn iadd(a: i32, b: i32) -> i32 {
+        a.wrapping_add(b)
+    }
+    fn isub(a: i32, b: i32) -> i32 {
+        a.wrapping_sub(b)
+    }
+    fn iand(a: i32, b: i32) -> i32 {
+        a & b
+    }
+    fn shl23(a: i32) -> i32 {
+        a.wrapping_shl(23)
+    }
+    fn sra23(a: i32) -> i32 {
+        a >> 23
+    }
+    fn sra1(a: i32) -> i32 {
+        a >> 1
+    }
+    fn to_float(a: i32) -> Self {
+        a as f32
+    }
+}
