@@ -1,4 +1,4 @@
-//! erf and the exact GELU. Near zero erf(u) = u + u·P(u²); from |u| = 0.65 on, erf is
+//! erf and the exact GELU. Near zero erf(u) = u + u·P(u²); from |u| = 0.9 on, erf is
 //! 1 - erfc(u) with erfc(u) = e^-u²·g(u), g smooth: a polynomial in u - 1.425 up to
 //! u = 2.2 and in 1/u beyond (both fitted for relative error, below 2e-9). e^-u² takes
 //! u² as the exact sum of two floats, since its rounding error would be multiplied
@@ -7,28 +7,32 @@
 use super::exp::{exp_scaled, keep_nan};
 use super::lanes::Lanes;
 
-/// erf(u)/u - 1 in u², for |u| < 0.65: without its leading 1, so that the f32
+/// erf(u)/u - 1 in u², for |u| < 0.9: without its leading 1, so that the f32
 /// coefficients keep 2/√π's digits.
-const ERF_P: [f32; 8] = [
-    0.128_379_17,
-    -0.376_126_38,
-    0.112_837_92,
-    -0.026_866_158,
-    0.005_223_863,
-    -0.000_854_245_6,
-    0.000_118_881_75,
-    -1.240_549_7e-5,
+const ERF_P: [f32; 10] = [
+    0.12837917,
+    -0.37612638,
+    0.11283792,
+    -0.02686617,
+    0.005223974,
+    -8.548167e-04,
+    1.2050916e-04,
+    -1.4849077e-05,
+    1.5644501e-06,
+    -1.1350482e-07,
 ];
 /// erf(x/√2)/x in x²: ERF_P's coefficients times 2^-k/√2, so x/√2 is never rounded.
-const ERF_HALF_P: [f32; 8] = [
-    0.797_884_6,
-    -0.132_980_76,
-    0.019_947_113,
-    -0.002_374_655_3,
-    0.000_230_864_29,
-    -1.887_634e-5,
-    1.313_470_2e-6,
-    -6.853_133_5e-8,
+const ERF_HALF_P: [f32; 10] = [
+    0.7978846,
+    -0.13298076,
+    0.019947113,
+    -0.0023746563,
+    2.3086922e-04,
+    -1.8888959e-05,
+    1.3314507e-06,
+    -8.203034e-08,
+    4.321224e-09,
+    -1.5675787e-10,
 ];
 /// g(u) = erfc(u)·e^u² in powers of u - 1.425, for 0.65 ≤ u < 2.2.
 const G_NEAR: [f32; 11] = [
@@ -58,7 +62,7 @@ const G_FAR: [f32; 11] = [
     -2.750_268,
     0.929_570_26,
 ];
-const START: f32 = 0.65;
+const START: f32 = 0.9;
 const DROP: f32 = 1.0 / 16_777_216.0;
 const SPLIT: f32 = 2.2;
 /// erfc is 0 in f32 (with x/2 in front for GELU) beyond here.

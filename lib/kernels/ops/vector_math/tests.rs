@@ -11,7 +11,19 @@ fn inputs() -> Vec<f32> {
     v.extend((0..2048u32).flat_map(|b| [f32::from_bits(b), f32::from_bits(b | 1 << 31)]));
     v.extend(awkward_f32s(11, 20000, true));
     for edge in [
-        0.625f32, 0.65, 0.919_239, 2.2, 3.11, 9.0, 10.4, 14.7, 88.72, 103.9, 1.0,
+        0.625f32,
+        0.65,
+        0.9,
+        0.919_239,
+        1.272_792_2,
+        2.2,
+        3.11,
+        9.0,
+        10.4,
+        14.7,
+        88.72,
+        103.9,
+        1.0,
     ] {
         let b = edge.to_bits();
         for d in b - 300..b + 300 {
@@ -117,10 +129,11 @@ fn worst(func: Func) -> (f64, f32) {
 
 /// Max ulp error against f64 over every 61st finite f32 whose result is a normal f32,
 /// and the bound each must stay within (measured here: exp 0.87, log 0.89, sigmoid
-/// 2.30, silu 2.97, tanh 1.43, erf 1.71, gelu 5.07, gelu-tanh 3.34). ONNX Runtime 1.31
+/// 2.30, silu 2.97, tanh 1.43, erf 1.02, gelu 5.07, gelu-tanh 3.34). ONNX Runtime 1.31
 /// (MLAS, one-node models, every 257th f32, same reference) measured: Exp 0.85, Log
 /// 3.05, Sigmoid 5.6e7 (its clamp at -18), Tanh 104 (near zero), Erf 0.95, Gelu 1.7e7
-/// and tanh-Gelu 7.5e7 (both for negative x). Erf is the one ORT does better.
+/// and tanh-Gelu 7.5e7 (both for negative x). Erf is the one ORT does as well (its
+/// worst is at the switch to 1 - erfc, now at |u| = 0.9, where it was 1.71 at 0.65).
 /// Its Gelu is `x/2·(1 + erf(x/√2))` and its tanh-GELU `x/2·(1 + tanh(…))`, whose
 /// cancellation for negative x costs all precision there; these use erfc and σ.
 #[test]
@@ -131,7 +144,7 @@ fn errors_against_f64_stay_within_their_bounds() {
         (Func::Sigmoid, 2.5),
         (Func::Silu, 3.0),
         (Func::Tanh, 1.5),
-        (Func::Erf, 2.0),
+        (Func::Erf, 1.1),
         (Func::Gelu, 5.5),
         (Func::GeluTanh, 3.5),
     ];
