@@ -8,6 +8,8 @@ use anyhow::{Result, bail};
 
 use rayon::prelude::*;
 
+use super::vector_math::{Func, map_on};
+use crate::kernels::isa::Isa;
 use crate::kernels::tensor::data::{Prec, cast, from_f64};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -135,10 +137,16 @@ fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
         }
         _ => x,
     };
-    let (values, dtype) = float_input(x, "the input")?;
-    let p = Prec(dtype);
     let size = x.shape.get(dim).copied().unwrap_or(1);
     let inner: usize = x.shape.get(dim + 1..).unwrap_or(&[]).iter().product();
+    if let (Data::F32(v), false, 1) = (&x.data, log, inner) {
+        return args::ret(
+            c,
+            Tensor::new(x.shape.clone(), Data::F32(softmax_rows(v, size)))?,
+        );
+    }
+    let (values, dtype) = float_input(x, "the input")?;
+    let p = Prec(dtype);
     let outer: usize = x.shape[..dim.min(x.rank())].iter().product();
     let mut y = vec![0.0; values.len()];
     let mut e = vec![0.0; size];
@@ -173,6 +181,41 @@ fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
         }
     }
     args::ret(c, Tensor::new(x.shape.clone(), from_f64(dtype, &y))?)
+}
+
+/// Softmax of each row of `size` f32s (the last axis): the row's maximum subtracted
+/// in f32, the exponentials by `vector_math` (within an ulp, like ONNX Runtime's),
+/// summed in f64 and rounded once, then each times the f32 reciprocal of the sum, as
+/// the general path rounds them. Rows are split over the pool when there are many.
+fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
+    let mut y = vec![0.0f32; x.len()];
+    if size == 0 {
+        return y;
+    }
+    let row = |(x, y): (&[f32], &mut [f32])| {
+        let max = x.iter().fold(
+            f32::NEG_INFINITY,
+            |m, &v| {
+                if v > m || v.is_nan() { v } else { m }
+            },
+        );
+        let shifted: Vec<f32> = x.iter().map(|&v| v - max).collect();
+        map_on(Isa::best(), Func::Exp, &shifted, y);
+        let sum = y.iter().map(|&e| f64::from(e)).sum::<f64>() as f32;
+        let inv = (1.0 / f64::from(sum)) as f32;
+        for e in y.iter_mut() {
+            *e *= inv;
+        }
+    };
+    if x.len() >= 1 << 15 {
+        let rows_per_task = ((1 << 13) / size).max(1) * size;
+        x.par_chunks(rows_per_task)
+            .zip(y.par_chunks_mut(rows_per_task))
+            .for_each(|(x, y)| x.chunks(size).zip(y.chunks_mut(size)).for_each(row));
+    } else {
+        x.chunks(size).zip(y.chunks_mut(size)).for_each(row);
+    }
+    y
 }
 
 #[cfg(test)]
