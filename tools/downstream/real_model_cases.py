@@ -79,12 +79,13 @@ def fixed_shapes(path, inputs, dest):
     return dest
 
 
-def cases(cache, every_form, work):
-    """(label, model path, {input name: array}, relative L2 bound) of each chosen case."""
+def cases(cache, every_form, work, chosen=None):
+    """(label, model path, {input name: array}, relative L2 bound) of each chosen case:
+    `chosen` lists (model name, form, static) like DEFAULT (the default), in its order."""
     run = _load_run()
+    by_name = {m.name: m for m in run.manifest.MODELS}
     chosen = [(m, f, False) for m in run.manifest.MODELS for f in m.forms] if every_form else [
-        (m, f, static) for m in run.manifest.MODELS for name, f, static in DEFAULT
-        if m.name == name]
+        (by_name[name], f, static) for name, f, static in (chosen or DEFAULT)]
     out = []
     for model, form, static in chosen:
         source = run.fetch(model, cache)
