@@ -45,18 +45,7 @@ fn layer_norm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
     }
     let epsilon = b.float("epsilon", 1e-5)?;
 
-    let sizes = tail
-        .iter()
-        .enumerate()
-        .map(|(i, d)| match d {
-            Some(n) => t.int(*n),
-            None => {
-                let dim = t.int((axis + i) as i64)?;
-                t.aten("size.int", &[x, dim], t.torch_type("int")?)
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let normalized_shape = t.list(&sizes, "int")?;
+    let normalized_shape = trailing_sizes(t, x, &dims, axis)?;
     let bias = match bias {
         Some(v) => v,
         None => t.none()?,
@@ -71,6 +60,28 @@ fn layer_norm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
     let mut operands = operands.to_vec();
     operands.push(cudnn);
     Ok(vec![t.aten_tensor("layer_norm", &operands, &y_type)?])
+}
+
+/// The sizes of `x`'s dimensions from `axis` on as a `!torch.list<int>`, each read
+/// with `size.int` when it is known only at run time.
+pub(super) fn trailing_sizes<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    dims: &[Option<i64>],
+    axis: usize,
+) -> Result<Value<'c, 'a>> {
+    let sizes = dims[axis..]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match d {
+            Some(n) => t.int(*n),
+            None => {
+                let dim = t.int((axis + i) as i64)?;
+                t.aten("size.int", &[x, dim], t.torch_type("int")?)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    t.list(&sizes, "int")
 }
 
 /// `native_layer_norm` with its three results typed as ONNX's outputs (InvStdDev

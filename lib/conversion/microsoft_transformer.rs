@@ -18,6 +18,7 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::layer_norm::trailing_sizes;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
@@ -143,28 +144,6 @@ fn skip_sum<'c, 'a>(
         sum = add(t, sum, bias, &ty)?;
     }
     Ok((sum, ty))
-}
-
-/// The sizes of `x`'s dimensions from `axis` on as a `!torch.list<int>`, each read
-/// with `size.int` when it is known only at run time.
-fn trailing_sizes<'c, 'a>(
-    t: &TorchBuilder<'c, 'a>,
-    x: Value<'c, 'a>,
-    dims: &[Option<i64>],
-    axis: usize,
-) -> Result<Value<'c, 'a>> {
-    let sizes = dims[axis..]
-        .iter()
-        .enumerate()
-        .map(|(i, d)| match d {
-            Some(n) => t.int(*n),
-            None => {
-                let dim = t.int((axis + i) as i64)?;
-                t.aten("size.int", &[x, dim], t.torch_type("int")?)
-            }
-        })
-        .collect::<Result<Vec<_>>>()?;
-    t.list(&sizes, "int")
 }
 
 /// The rank of `ty`, and `axis` normalized against it.

@@ -284,18 +284,7 @@ fn lower_resize<'c, 'a>(
         Target::Scales(s) => (none, float_list(t, &s[2..])?),
         Target::SizesAtRunTime(list) => (*list, none),
         Target::ScalesAtRunTime(list) => (none, *list),
-        Target::Sizes(s) => {
-            let elements = s
-                .iter()
-                .enumerate()
-                .skip(2)
-                .map(|(i, d)| match d {
-                    Some(d) => t.int(*d),
-                    None => size_of(t, x, i),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (t.list(&elements, "int")?, none)
-        }
+        Target::Sizes(s) => (spatial_sizes(t, x, s)?, none),
     };
     let mode = str_constant(t, &torch_mode)?;
     let align = t.bool(align_corners)?;
@@ -311,6 +300,25 @@ fn lower_resize<'c, 'a>(
         &[x, sizes, scales, mode, align, none, antialias],
         &result,
     )?])
+}
+
+/// The spatial entries of a sizes target as a `!torch.list<int>`, each unknown one read
+/// from `x` with `size.int`.
+fn spatial_sizes<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    x: Value<'c, 'a>,
+    sizes: &[Dim],
+) -> Result<Value<'c, 'a>> {
+    let elements = sizes
+        .iter()
+        .enumerate()
+        .skip(2)
+        .map(|(i, d)| match d {
+            Some(d) => t.int(*d),
+            None => size_of(t, x, i),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    t.list(&elements, "int")
 }
 
 /// A linear or cubic Resize of (N, C, L) data (audio, 1-D features) as the 2-D one of
@@ -358,18 +366,7 @@ fn resize_1d<'c, 'a>(
     let none = t.none()?;
     let (sizes, scales) = match &target {
         Target::Scales(s) => (none, float_list(t, &s[2..])?),
-        Target::Sizes(s) => {
-            let elements = s
-                .iter()
-                .enumerate()
-                .skip(2)
-                .map(|(i, d)| match d {
-                    Some(d) => t.int(*d),
-                    None => size_of(t, x4, i),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            (t.list(&elements, "int")?, none)
-        }
+        Target::Sizes(s) => (spatial_sizes(t, x4, s)?, none),
         _ => bail!("internal error: a run-time target reached the 1-D Resize"),
     };
     let mode = str_constant(t, &torch_mode)?;
