@@ -5,7 +5,7 @@
 //! by u². GELU uses erfc itself for negative x, where `1 + erf` would cancel.
 
 use super::exp::{exp_scaled, keep_nan};
-use super::lanes::Lanes;
+use super::lanes::{Lanes, abs, poly};
 
 /// erf(u)/u - 1 in u², for |u| < 0.9: without its leading 1, so that the f32
 /// coefficients keep 2/√π's digits.
@@ -67,20 +67,6 @@ const DROP: f32 = 1.0 / 16_777_216.0;
 const SPLIT: f32 = 2.2;
 /// erfc is 0 in f32 (with x/2 in front for GELU) beyond here.
 const END: f32 = 10.4;
-
-#[inline(always)]
-fn poly<V: Lanes>(x: V, c: &[f32]) -> V {
-    let mut p = V::splat(c[c.len() - 1]);
-    for &k in c[..c.len() - 1].iter().rev() {
-        p = p.fma(x, V::splat(k));
-    }
-    p
-}
-
-#[inline(always)]
-fn abs<V: Lanes>(x: V) -> V {
-    V::from_bits(V::iand(x.bits(), V::isplat(i32::MAX)))
-}
 
 /// 2^24·erfc(u) for u ≥ 0.65, given u² = `sq_hi + sq_lo` exactly: scaled, so that a
 /// product with it rounds once where erfc is subnormal.

@@ -7,7 +7,7 @@
 //! textbook forms: sigmoid and its products take e^-|x| ≤ 1, and tanh(a) for larger
 //! a is `1 - 2t/(1+t)` with t = e^-2a.
 
-use super::lanes::Lanes;
+use super::lanes::{Lanes, abs, poly};
 
 /// 1.5·2^23: adding it rounds a float below 2^22 to an integer held in the low bits.
 const ROUND: f32 = 12_582_912.0;
@@ -23,15 +23,6 @@ const EXP_C: [f32; 5] = [
     0.008_370_135,
     0.001_381_166,
 ];
-
-#[inline(always)]
-fn poly<V: Lanes>(x: V, c: &[f32]) -> V {
-    let mut p = V::splat(c[c.len() - 1]);
-    for &k in c[..c.len() - 1].iter().rev() {
-        p = p.fma(x, V::splat(k));
-    }
-    p
-}
 
 /// NaN inputs give themselves, quieted, whatever the formula did with them.
 #[inline(always)]
@@ -73,11 +64,6 @@ pub(super) fn exp<V: Lanes>(x: V) -> V {
 }
 
 const SIGN: f32 = -0.0;
-
-#[inline(always)]
-fn abs<V: Lanes>(x: V) -> V {
-    V::from_bits(V::iand(x.bits(), V::isplat(i32::MAX)))
-}
 
 /// 2^24, by which `exp_scaled` lifts e^-|z| out of the subnormals.
 const LIFT: i32 = 24;

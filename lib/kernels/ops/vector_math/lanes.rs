@@ -127,3 +127,20 @@ impl Lanes for f32 {
         a as f32
     }
 }
+
+/// `c[0] + c[1]·x + c[2]·x² + …` by Horner's rule, one fused multiply-add a step, so
+/// every instruction set rounds it alike.
+#[inline(always)]
+pub(super) fn poly<V: Lanes>(x: V, c: &[f32]) -> V {
+    let mut p = V::splat(c[c.len() - 1]);
+    for &k in c[..c.len() - 1].iter().rev() {
+        p = p.fma(x, V::splat(k));
+    }
+    p
+}
+
+/// |x|, the sign bit cleared (NaN stays NaN).
+#[inline(always)]
+pub(super) fn abs<V: Lanes>(x: V) -> V {
+    V::from_bits(V::iand(x.bits(), V::isplat(i32::MAX)))
+}

@@ -3,7 +3,7 @@
 //! The error of s only reaches the small correction, so the result keeps f's precision.
 
 use super::exp::keep_nan;
-use super::lanes::Lanes;
+use super::lanes::{Lanes, abs, poly};
 
 const SQRT_HALF_BITS: i32 = 0x3f35_04f3;
 /// 2/3, 2/5, 2/7, 2/9: |s| ≤ 0.1716, so the next term is below 2^-27 of T·s.
@@ -26,16 +26,12 @@ pub(super) fn log<V: Lanes>(x: V) -> V {
     let f = m.sub(V::splat(1.0));
     let s = f.div(f.add(V::splat(2.0)));
     let z = s.mul(s);
-    let mut t = V::splat(T[3]);
-    for &c in T[..3].iter().rev() {
-        t = t.fma(z, V::splat(c));
-    }
-    let t = t.mul(z);
+    let t = poly(z, &T).mul(z);
     let corr = s.mul(f.sub(t));
     let lo = k.fma(V::splat(LN2_LO), V::splat(0.0).sub(corr));
     let y = k.fma(V::splat(LN2_HI), f.add(lo));
     // ±0 gives -∞, negatives NaN, +∞ itself.
-    let zero = V::from_bits(V::iand(x.bits(), V::isplat(i32::MAX))).lt(V::splat(1e-45));
+    let zero = abs(x).lt(V::splat(1e-45));
     let y = V::select(V::splat(f32::MAX).lt(x), x, y);
     let y = V::select(x.lt(V::splat(0.0)), V::splat(f32::NAN), y);
     let y = V::select(zero, V::splat(f32::NEG_INFINITY), y);
