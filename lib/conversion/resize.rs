@@ -342,9 +342,21 @@ fn resize_1d<'c, 'a>(
         bail!("tf_crop_and_resize is supported for 4-D data only; X has rank 3");
     }
     check_target(&target, dims)?;
-    let widened = |d: &[Dim]| -> Vec<Dim> { vec![d[0], d[1], Some(1), d[2]] };
+    if result.rank().is_some_and(|r| r != 3) {
+        bail!("the result is declared {result}, but a Resize of 3-D X is 3-D");
+    }
+    // Callers pass 3 dimensions (X's, the target's, the result's, checked above).
+    let widened = |d: &[Dim]| -> Vec<Dim> {
+        match d {
+            [n, c, l] => vec![*n, *c, Some(1), *l],
+            other => other.to_vec(),
+        }
+    };
     let target = match target {
-        Target::Scales(s) => Target::Scales(vec![s[0], s[1], 1.0, s[2]]),
+        Target::Scales(s) => match s[..] {
+            [n, c, l] => Target::Scales(vec![n, c, 1.0, l]),
+            _ => bail!("scales has {} entries but X has rank 3", s.len()),
+        },
         Target::Sizes(s) => Target::Sizes(widened(&s)),
         Target::SizesAtRunTime(_) | Target::ScalesAtRunTime(_) => {
             bail!("a {mode} Resize of 3-D data needs scales or sizes known at compile time");
