@@ -149,17 +149,6 @@ fn as_i64(perm: &[usize]) -> Vec<i64> {
     perm.iter().map(|&d| d as i64).collect()
 }
 
-/// Whether `v` is a literal, or a reshape of one (as `permuted_back` writes them).
-fn is_literal(v: Value) -> bool {
-    match crate::ir::matchers::defining(v) {
-        Some(op) if op_name(op) == "torch.vtensor.literal" => true,
-        Some(op) if op_name(op) == "torch.aten.reshape" => op
-            .operand(0)
-            .is_ok_and(|x| named(x, "torch.vtensor.literal").is_some()),
-        _ => false,
-    }
-}
-
 /// Whether `v` is a tensor; scalars (`!torch.int`, …) are not.
 fn is_tensor(v: Value) -> bool {
     v.r#type().to_string().starts_with("!torch.vtensor")
@@ -215,7 +204,7 @@ pub fn through_unary<'c, 'a>(
     if op.operands().skip(1).any(is_tensor) {
         crate::no_match!("another operand is a tensor");
     }
-    if is_literal(x) {
+    if named(x, "torch.vtensor.literal").is_some() {
         // fold-constants makes the permute of a literal a literal; moved, it would not be.
         crate::no_match!("the permute reads a literal");
     }
@@ -229,10 +218,26 @@ pub fn through_unary<'c, 'a>(
     let b = TorchBuilder::new(context, rewriter, op.location());
     let mut operands: Vec<Value> = op.operands().collect();
     operands[0] = x;
-    let inner = b.op(&op_name(op), &operands, &[b.tensor_type(&before)?], &[])?;
-    let moved = b.aten("permute", &[inner.result(0)?.into(), list], result.r#type())?;
+    let moved = op_then_permute(&b, op, &operands, &before, list)?;
     rewriter.replace_op_with_values(op, &[moved]);
     Ok(Outcome::Rewritten)
+}
+
+/// `op`'s kind applied to `operands` with result type `before`, then permuted by `list`
+/// back to `op`'s result type: the moved form of `op`.
+fn op_then_permute<'c: 'a, 'a>(
+    b: &TorchBuilder<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    operands: &[Value<'c, 'a>],
+    before: &TensorType,
+    list: Value<'c, 'a>,
+) -> anyhow::Result<Value<'c, 'a>> {
+    let inner = b.op(&op_name(op), operands, &[b.tensor_type(before)?], &[])?;
+    b.aten(
+        "permute",
+        &[inner.result(0)?.into(), list],
+        op.result(0)?.r#type(),
+    )
 }
 
 /// `b(permute(x, p), permute(y, p))` → `permute(b(x, y), p)`; either side may be a
@@ -281,8 +286,7 @@ pub fn through_binary<'c, 'a>(
     let mut operands: Vec<Value> = op.operands().collect();
     operands[0] = x;
     operands[1] = y;
-    let inner = b.op(&op_name(op), &operands, &[b.tensor_type(&before)?], &[])?;
-    let moved = b.aten("permute", &[inner.result(0)?.into(), list], result.r#type())?;
+    let moved = op_then_permute(&b, op, &operands, &before, list)?;
     rewriter.replace_op_with_values(op, &[moved]);
     Ok(Outcome::Rewritten)
 }
