@@ -192,28 +192,34 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     if size == 0 {
         return y;
     }
-    let row = |(x, y): (&[f32], &mut [f32])| {
-        let max = x.iter().fold(
-            f32::NEG_INFINITY,
-            |m, &v| {
-                if v > m || v.is_nan() { v } else { m }
-            },
-        );
-        let shifted: Vec<f32> = x.iter().map(|&v| v - max).collect();
-        map_on(Isa::best(), Func::Exp, &shifted, y);
-        let sum = y.iter().map(|&e| f64::from(e)).sum::<f64>() as f32;
-        let inv = (1.0 / f64::from(sum)) as f32;
-        for e in y.iter_mut() {
-            *e *= inv;
+    // Rows in order, the shifted values in one scratch row per task.
+    let rows = |x: &[f32], y: &mut [f32]| {
+        let mut shifted = vec![0.0f32; size];
+        for (x, y) in x.chunks(size).zip(y.chunks_mut(size)) {
+            let max = x.iter().fold(
+                f32::NEG_INFINITY,
+                |m, &v| {
+                    if v > m || v.is_nan() { v } else { m }
+                },
+            );
+            for (s, &v) in shifted.iter_mut().zip(x) {
+                *s = v - max;
+            }
+            map_on(Isa::best(), Func::Exp, &shifted, y);
+            let sum = y.iter().map(|&e| f64::from(e)).sum::<f64>() as f32;
+            let inv = (1.0 / f64::from(sum)) as f32;
+            for e in y.iter_mut() {
+                *e *= inv;
+            }
         }
     };
     if x.len() >= 1 << 15 {
         let rows_per_task = ((1 << 13) / size).max(1) * size;
         x.par_chunks(rows_per_task)
             .zip(y.par_chunks_mut(rows_per_task))
-            .for_each(|(x, y)| x.chunks(size).zip(y.chunks_mut(size)).for_each(row));
+            .for_each(|(x, y)| rows(x, y));
     } else {
-        x.chunks(size).zip(y.chunks_mut(size)).for_each(row);
+        rows(x, &mut y);
     }
     y
 }
