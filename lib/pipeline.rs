@@ -337,6 +337,15 @@ pub fn compile<'c>(
     emit: Emit,
     options: Options,
 ) -> Result<Compiled<'c>> {
+    if let Some(target) = options.target
+        && emit != Emit::Torch
+    {
+        bail!(
+            "--target {} writes the torch form; it does not apply to --emit {}",
+            flag_value(target),
+            flag_value(emit)
+        );
+    }
     let (mut module, mut warnings) = import_model(context, model)?;
     if emit != Emit::Import {
         let leftovers = convert_onnx_to_torch(context, &mut module)?;
@@ -358,12 +367,6 @@ pub fn compile<'c>(
         if let Some(target) = options.target {
             run_passes(context, &mut module, target.passes(), &options.passes)?;
         }
-    } else if let Some(target) = options.target {
-        bail!(
-            "--target {} writes the torch form; it does not apply to --emit {}",
-            flag_value(target),
-            flag_value(emit)
-        );
     }
     if matches!(emit, Emit::Fused | Emit::Backend) {
         // Layout first: permutes that cancel leave Q/DQ round trips next to each other.
