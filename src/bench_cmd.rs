@@ -8,8 +8,8 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::inputs::{bound_inputs, parse_binding, random_input};
-use crate::threads::{thread_count, with_threads};
 use qlower::pipeline::plan_model;
+use qlower::runtime::threads::{thread_count, with_threads};
 
 #[derive(Args)]
 pub struct BenchArgs {

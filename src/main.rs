@@ -5,7 +5,6 @@ mod bench_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
-mod threads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

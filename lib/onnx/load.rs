@@ -28,3 +28,9 @@ pub fn load_model(path: &Path) -> Result<ValidModel> {
     };
     validate::validate(model, Some(dir))
 }
+
+/// Decodes and validates model bytes held in memory (no file, so external data cannot
+/// be resolved).
+pub fn load_model_bytes(bytes: Vec<u8>) -> Result<ValidModel> {
+    validate::validate(decode_model(Bytes::from(bytes))?, None)
+}
