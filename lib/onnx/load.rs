@@ -30,7 +30,7 @@ pub fn load_model(path: &Path) -> Result<ValidModel> {
 }
 
 /// Decodes and validates model bytes held in memory (no file, so external data cannot
-/// be resolved).
-pub fn load_model_bytes(bytes: Vec<u8>) -> Result<ValidModel> {
-    validate::validate(decode_model(Bytes::from(bytes))?, None)
+/// be resolved). Initializers share the buffer, as with `decode_model`.
+pub fn load_model_bytes(bytes: Bytes) -> Result<ValidModel> {
+    validate::validate(decode_model(bytes)?, None)
 }
