@@ -307,3 +307,20 @@ def test_iree_runs_the_compiled_text(model, saved):
         g = np.asarray(g.to_host() if hasattr(g, "to_host") else g)
         assert g.shape == w.shape
         assert np.abs(g.astype(np.float64) - w.astype(np.float64)).max() <= step * (1 + 1e-3)
+
+
+def test_the_readme_example_runs_as_written():
+    """The README's Python section: its example, run from the repository root."""
+    import re
+    import sys
+
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("\n## Python\n"):]
+    example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    done = subprocess.run([sys.executable, "-c", example], cwd=REPO, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[NodeArg(name='input', type='tensor(float)', shape=[1, 3, 32, 32])]",
+        "True",
+    ]
