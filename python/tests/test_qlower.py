@@ -324,3 +324,22 @@ def test_the_readme_example_runs_as_written():
         "[NodeArg(name='input', type='tensor(float)', shape=[1, 3, 32, 32])]",
         "True",
     ]
+
+
+def test_a_printed_mlir_file_runs_as_its_model(tmp_path):
+    path = REPO / "test/Transforms/Inputs/qdq_cnn.onnx"
+    feeds = {"x": np.load(REPO / "test/Transforms/Inputs/qdq_cnn_x.npy")}
+    (want,) = qlower.Session(path).run(None, feeds)
+    for emit in ("torch", "backend"):
+        mlir = tmp_path / f"{emit}.mlir"
+        mlir.write_text(qlower.compile(path, emit=emit))
+        (got,) = qlower.Session(mlir).run(None, feeds)
+        assert_same_bytes(got, want)
+
+
+def test_the_package_ships_type_stubs():
+    import importlib.util
+
+    origin = pathlib.Path(importlib.util.find_spec("qlower").origin)
+    assert (origin.parent / "py.typed").exists(), origin
+    assert (origin.parent / "__init__.pyi").exists(), origin
