@@ -14,6 +14,7 @@ pub mod onnx;
 pub mod ops;
 pub mod output;
 pub mod pipeline;
+pub mod progress;
 pub mod quantize;
 pub mod rewrite;
 pub mod runtime;

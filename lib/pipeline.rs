@@ -441,26 +441,36 @@ fn simplify<'c>(
 }
 
 /// Plans the model at `path` for the CPU backend: an `.onnx` file compiled in memory to
-/// the `backend` form, or a `.mlir` file, which `collapse-quant-round-trips` and `fuse-for-cpu` bring to that form
-/// (printed `backend` IR has nothing left to fuse). The MLIR context is gone when this
-/// returns: a plan holds only plain data.
+/// the `backend` form (`plan_onnx`), or a `.mlir` file (`plan_mlir`). The MLIR context is
+/// gone when this returns: a plan holds only plain data.
 pub fn plan_model(path: &Path) -> Result<Plan> {
-    let context = new_context();
-    let is_mlir = path.extension().is_some_and(|e| e == "mlir");
-    let module = if is_mlir {
+    if path.extension().is_some_and(|e| e == "mlir") {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read '{}'", path.display()))?;
-        let mut module = parse_module(&context, &text, &path.display().to_string())?;
-        transforms::propagate_permutes(&context, &mut module)?;
-        transforms::dce(&context, &mut module);
-        transforms::collapse_quant_round_trips(&context, &mut module)?;
-        // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
-        transforms::dce(&context, &mut module);
-        fuse_for_backend(&context, &mut module)?;
-        module
+        plan_mlir(&text, &path.display().to_string())
     } else {
-        let model = load_model(path)?;
-        compile(&context, &model, Emit::Backend, Options::default())?.module
-    };
+        plan_onnx(&load_model(path)?)
+    }
+}
+
+/// Plans a loaded model for the CPU backend, compiled in memory to the `backend` form.
+pub fn plan_onnx(model: &ValidModel) -> Result<Plan> {
+    let context = new_context();
+    let module = compile(&context, model, Emit::Backend, Options::default())?.module;
+    Plan::new(&module)
+}
+
+/// Plans MLIR text printed by qlower (`name` names it in messages), which
+/// `collapse-quant-round-trips` and `fuse-for-cpu` bring to the `backend` form (printed
+/// `backend` IR has nothing left to fuse).
+pub fn plan_mlir(text: &str, name: &str) -> Result<Plan> {
+    let context = new_context();
+    let mut module = parse_module(&context, text, name)?;
+    transforms::propagate_permutes(&context, &mut module)?;
+    transforms::dce(&context, &mut module);
+    transforms::collapse_quant_round_trips(&context, &mut module)?;
+    // The collapsed round trips' int_repr ops are dead; fuse-for-cpu counts uses.
+    transforms::dce(&context, &mut module);
+    fuse_for_backend(&context, &mut module)?;
     Plan::new(&module)
 }

@@ -8,8 +8,9 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::inputs::{bound_inputs, parse_binding, random_input};
-use crate::threads::{thread_count, with_threads};
 use qlower::pipeline::plan_model;
+use qlower::progress;
+use qlower::runtime::threads::{thread_count, with_threads};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -56,25 +57,36 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let threads = thread_count(args.threads)?;
     // The timed runs are never profiled; --profile adds as many profiled runs after them,
     // so the median and minimum stay free of the profiler's clock reads.
+    let profiled = if args.profile { args.iterations } else { 0 };
+    let runs = args.warmup + args.iterations + profiled;
+    // On a terminal only; the bar is drawn between runs, from this thread.
+    let progress = progress::bar(runs as u64, "bench");
     let (times, profile) = with_threads(Some(threads), || -> Result<_> {
+        progress.set_message("warm-up");
         for _ in 0..args.warmup {
             plan.run(inputs.clone())?;
+            progress.inc(1);
         }
+        progress.set_message("timed");
         let mut times = Vec::with_capacity(args.iterations);
         for _ in 0..args.iterations {
             let batch = inputs.clone();
             let start = Instant::now();
             plan.run(batch)?;
             times.push(start.elapsed().as_secs_f64() * 1e3);
+            progress.inc(1);
         }
         let mut profile = args.profile.then(|| plan.profile());
         if let Some(p) = profile.as_mut() {
+            progress.set_message("profiled");
             for _ in 0..args.iterations {
                 plan.run_profiled(inputs.clone(), p)?;
+                progress.inc(1);
             }
         }
         Ok((times, profile))
     })??;
+    progress.finish_and_clear();
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
     let median = if sorted.len() % 2 == 1 {

@@ -8,6 +8,7 @@ use half::{bf16, f16};
 
 use qlower::kernels::tensor::{Data, Tensor, bounded_bytes};
 use qlower::onnx::dtype::DType;
+use qlower::runtime::inputs::bind_inputs;
 use qlower::runtime::io::read_tensor;
 use qlower::runtime::plan::{Plan, Port};
 
@@ -23,33 +24,12 @@ pub fn parse_binding(s: &str) -> Result<(String, PathBuf), String> {
 
 /// The tensors for `plan`'s inputs, in its order, read from the given files.
 pub fn bound_inputs(plan: &Plan, bindings: &[(String, PathBuf)]) -> Result<Vec<Tensor>> {
-    for (i, (name, _)) in bindings.iter().enumerate() {
-        if !plan.inputs.iter().any(|p| &p.name == name) {
-            let names: Vec<&str> = plan.inputs.iter().map(|p| p.name.as_str()).collect();
-            bail!(
-                "the model has no input named '{name}' (its inputs: {})",
-                names.join(", ")
-            );
-        }
-        if bindings[..i].iter().any(|(n, _)| n == name) {
-            bail!("input '{name}' is given twice");
-        }
-    }
-    plan.inputs
-        .iter()
-        .map(|port| {
-            let (_, file) = bindings
-                .iter()
-                .find(|(n, _)| n == &port.name)
-                .with_context(|| {
-                    format!(
-                        "missing input '{}' ({}); give it with -i {}=FILE",
-                        port.name, port.ty, port.name
-                    )
-                })?;
-            read_tensor(file).with_context(|| format!("input '{}'", port.name))
-        })
-        .collect()
+    bind_inputs(
+        plan,
+        bindings.to_vec(),
+        |_, file| read_tensor(&file),
+        |port| format!("give it with -i {}=FILE", port.name),
+    )
 }
 
 /// A deterministic pseudo-random tensor of `port`'s declared type.

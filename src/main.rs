@@ -5,7 +5,6 @@ mod bench_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
-mod threads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,6 +109,9 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Models from this size on get a progress spinner while they compile.
+const BIG_MODEL_BYTES: u64 = 32 << 20;
+
 fn compile_command(args: CompileArgs) -> Result<()> {
     if args.list_ops {
         print!("{}", qlower::conversion::rule_table());
@@ -119,8 +121,18 @@ fn compile_command(args: CompileArgs) -> Result<()> {
         bail!("no model given; usage: qlower MODEL.onnx -o OUT.mlir (see --help)");
     };
     let mut timer = PhaseTimer::new(args.timing);
+    // Big models compile for seconds to minutes: a spinner names the phase (on a terminal).
+    let big = std::fs::metadata(&model_path).is_ok_and(|m| m.len() >= BIG_MODEL_BYTES);
+    let spinner = big.then(|| qlower::progress::spinner("qlower"));
+    let phase = |name: &str| {
+        if let Some(s) = &spinner {
+            s.set_message(name.to_string());
+        }
+    };
+    phase("load (read, decode, validate)");
     let model = load_model(&model_path)?;
     timer.lap("load (read, decode, validate)");
+    phase("import and passes");
     let context = new_context();
     let compiled = compile(
         &context,
@@ -138,14 +150,21 @@ fn compile_command(args: CompileArgs) -> Result<()> {
         },
     )?;
     for w in &compiled.warnings {
-        eprintln!("warning: {w}");
+        match &spinner {
+            Some(s) => s.suspend(|| eprintln!("warning: {w}")),
+            None => eprintln!("warning: {w}"),
+        }
     }
     // The model's initializers are in the module now; its bytes are no longer needed
     // while the module prints.
     drop(model);
     timer.lap("import and passes");
+    phase("print and write");
     write_display(&args.output, &compiled.module.as_operation())?;
     timer.lap("print and write");
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
     timer.report();
     Ok(())
 }

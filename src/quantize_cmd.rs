@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
 use qlower::onnx::load::load_model;
-use qlower::quantize::{self, CalibrateMethod, Mode, QType, encode};
+use qlower::quantize::{self, CalibrateMethod, Mode, QType, WeightType, encode};
 
 #[derive(Args)]
 pub struct QuantizeArgs {
@@ -55,45 +55,8 @@ pub struct QuantizeArgs {
     exclude_nodes: Vec<String>,
 }
 
-/// `--weight-type`: the library's integer types, and int4, which selects the
-/// weight-only mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum WeightType {
-    U8,
-    I8,
-    U16,
-    I16,
-    Int4,
-}
-
-/// The mode and weight type the flags ask for.
-fn mode_of(args: &QuantizeArgs) -> Result<(Mode, QType)> {
-    let qtype = match args.weight_type {
-        WeightType::U8 => QType::U8,
-        WeightType::I8 => QType::I8,
-        WeightType::U16 => QType::U16,
-        WeightType::I16 => QType::I16,
-        WeightType::Int4 => {
-            return match args.mode {
-                None | Some(Mode::WeightOnly) => Ok((Mode::WeightOnly, QType::I8)),
-                Some(_) => {
-                    bail!("--weight-type int4 is weight-only (MatMulNBits): leave out --mode")
-                }
-            };
-        }
-    };
-    if args.block_size.is_some() {
-        bail!("--block-size applies to --weight-type int4 only");
-    }
-    match args.mode {
-        Some(Mode::WeightOnly) => bail!("--mode weight-only needs --weight-type int4"),
-        Some(mode) => Ok((mode, qtype)),
-        None => bail!("--mode dynamic or --mode static is required (or --weight-type int4)"),
-    }
-}
-
 pub fn run(args: QuantizeArgs) -> Result<()> {
-    let (mode, weight_type) = mode_of(&args)?;
+    let (mode, weight_type) = quantize::mode_of(args.mode, args.weight_type, args.block_size)?;
     let options = quantize::Options {
         mode,
         per_channel: args.per_channel,

@@ -7,10 +7,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::inputs::{bound_inputs, parse_binding};
-use crate::threads::with_threads;
 use qlower::output::write_bytes;
 use qlower::pipeline::plan_model;
 use qlower::runtime::io::{encode_output, output_file_name_for};
+use qlower::runtime::threads::with_threads;
 
 #[derive(Args)]
 pub struct RunArgs {

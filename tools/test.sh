@@ -19,14 +19,18 @@ if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 disk_free() { echo "   (free: $(df -h --output=avail "$repo" | tail -1 | tr -d ' ') on the checkout's disk)"; }
 disk_free
 
-echo "== cargo fmt --check"
-cargo fmt --check
+echo "== cargo fmt --check (the root package and python/)"
+cargo fmt --all --check
 echo "== cargo clippy"
 disk_free
 cargo clippy --all-targets --quiet -- -D warnings
+cargo clippy -p qlower-python --all-targets --quiet -- -D warnings
 echo "== README command (a) in release mode (undefined behaviour can hide in debug builds)"
 disk_free
 cargo run --quiet --release --bin qlower -- examples/quantized_conv.onnx > /dev/null
+echo "== Python package: pip install ./python into target/python-venv, then pytest (tools/python_tests.sh)"
+disk_free
+bash tools/python_tests.sh target/release/qlower
 echo "== cargo test (unit, lit runner, downstream acceptance, conformance, differential)"
 disk_free
 cargo test --all-targets

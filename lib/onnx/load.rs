@@ -28,3 +28,9 @@ pub fn load_model(path: &Path) -> Result<ValidModel> {
     };
     validate::validate(model, Some(dir))
 }
+
+/// Decodes and validates model bytes held in memory (no file, so external data cannot
+/// be resolved). Initializers share the buffer, as with `decode_model`.
+pub fn load_model_bytes(bytes: Bytes) -> Result<ValidModel> {
+    validate::validate(decode_model(bytes)?, None)
+}

@@ -15,6 +15,7 @@ use crate::kernels::tensor::{Data, Tensor};
 use crate::onnx::proto::ValueInfoProto;
 use crate::onnx::validate::{self, ValidModel};
 use crate::pipeline::{Emit, Options, compile};
+use crate::progress;
 use crate::runtime::io::npy;
 use crate::runtime::plan::Plan;
 
@@ -80,7 +81,12 @@ pub fn collect(
 ) -> Result<HashMap<String, (f32, f32)>> {
     let plan = plan_with_every_tensor(model)?;
     let mut minmax: BTreeMap<String, MinMax> = BTreeMap::new();
-    for_each_output(&plan, samples, |name, v| {
+    let passes = if method == CalibrateMethod::Minmax {
+        1
+    } else {
+        2
+    };
+    for_each_output(&plan, samples, (1, passes), |name, v| {
         minmax
             .entry(name.to_string())
             .or_insert_with(MinMax::new)
@@ -97,7 +103,7 @@ pub fn collect(
             (k.clone(), Histogram::new(lo.abs().max(hi.abs())))
         })
         .collect();
-    for_each_output(&plan, samples, |name, v| {
+    for_each_output(&plan, samples, (2, passes), |name, v| {
         if let Some(h) = hists.get_mut(name) {
             h.add(v)
         }
@@ -142,8 +148,20 @@ fn plan_with_every_tensor(model: &ValidModel) -> Result<Plan> {
     Plan::new(&module).context("planning the float model for calibration")
 }
 
-/// Runs every sample and hands each float tensor (inputs included) to `f`.
-fn for_each_output(plan: &Plan, samples: &[Sample], mut f: impl FnMut(&str, &[f32])) -> Result<()> {
+/// Runs every sample and hands each float tensor (inputs included) to `f`; `pass` is
+/// (this pass, passes), for the progress bar.
+fn for_each_output(
+    plan: &Plan,
+    samples: &[Sample],
+    pass: (usize, usize),
+    mut f: impl FnMut(&str, &[f32]),
+) -> Result<()> {
+    let progress = progress::bar(samples.len() as u64, "calibration");
+    if pass.1 > 1 {
+        progress.set_message(format!("samples, pass {} of {}", pass.0, pass.1));
+    } else {
+        progress.set_message("samples");
+    }
     for sample in samples {
         let label = || format!("calibration sample '{}'", sample.file.display());
         let inputs = plan
@@ -175,6 +193,8 @@ fn for_each_output(plan: &Plan, samples: &[Sample], mut f: impl FnMut(&str, &[f3
                 f(&port.name, v);
             }
         }
+        progress.inc(1);
     }
+    progress.finish_and_clear();
     Ok(())
 }

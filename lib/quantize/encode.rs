@@ -16,6 +16,11 @@ pub fn finish(mut model: ModelProto) -> Result<ModelProto> {
     Ok(model)
 }
 
+/// The model's protobuf bytes.
+pub fn to_bytes(model: &ModelProto) -> Vec<u8> {
+    model.encode_to_vec()
+}
+
 pub fn write(model: &ModelProto, dest: &Path) -> Result<()> {
-    write_bytes(dest, &model.encode_to_vec())
+    write_bytes(dest, &to_bytes(model))
 }

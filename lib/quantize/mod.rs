@@ -49,6 +49,48 @@ pub enum CalibrateMethod {
     Percentile,
 }
 
+/// `--weight-type`: the integer types of `QType`, and int4, which selects the
+/// weight-only mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WeightType {
+    U8,
+    I8,
+    U16,
+    I16,
+    Int4,
+}
+
+/// The mode and weight type that `--mode`, `--weight-type` and `--block-size` ask for
+/// (int4 implies the weight-only mode), refusing combinations that contradict.
+pub fn mode_of(
+    mode: Option<Mode>,
+    weight_type: WeightType,
+    block_size: Option<usize>,
+) -> Result<(Mode, QType)> {
+    let qtype = match weight_type {
+        WeightType::U8 => QType::U8,
+        WeightType::I8 => QType::I8,
+        WeightType::U16 => QType::U16,
+        WeightType::I16 => QType::I16,
+        WeightType::Int4 => {
+            return match mode {
+                None | Some(Mode::WeightOnly) => Ok((Mode::WeightOnly, QType::I8)),
+                Some(_) => {
+                    bail!("--weight-type int4 is weight-only (MatMulNBits): leave out --mode")
+                }
+            };
+        }
+    };
+    if block_size.is_some() {
+        bail!("--block-size applies to --weight-type int4 only");
+    }
+    match mode {
+        Some(Mode::WeightOnly) => bail!("--mode weight-only needs --weight-type int4"),
+        Some(mode) => Ok((mode, qtype)),
+        None => bail!("--mode dynamic or --mode static is required (or --weight-type int4)"),
+    }
+}
+
 /// Everything `qlower quantize` was asked to do.
 #[derive(Clone, Debug)]
 pub struct Options {

@@ -2,9 +2,11 @@
 //! of the kernel library (`crate::kernels`).
 
 mod fused_kernels;
+pub mod inputs;
 pub mod io;
 pub mod ir_values;
 mod loop_step;
 pub mod plan;
 pub mod profile;
 mod run;
+pub mod threads;

@@ -18,7 +18,6 @@
 //! - `QLOWER_CONFORMANCE_TIMEOUT=SECS` bounds one `qlower run` (default 120).
 
 mod compare;
-mod json;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -30,19 +29,33 @@ use std::time::{Duration, Instant};
 
 use qlower::runtime::io::{output_file_name, pb, read_tensor};
 
-use json::Json;
+use serde::Deserialize;
 
 const QLOWER: &str = env!("CARGO_BIN_EXE_qlower");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// `cases.json`, as `generate.py` writes it.
+#[derive(Deserialize)]
+struct Index {
+    cases: Vec<Case>,
+    #[serde(default)]
+    not_written: Vec<NotWritten>,
+}
+
+#[derive(Deserialize)]
 struct Case {
     name: String,
+    #[serde(default = "unknown_family")]
     family: String,
     rtol: f64,
     atol: f64,
     inputs: Vec<String>,
     outputs: Vec<String>,
     data_sets: usize,
+}
+
+fn unknown_family() -> String {
+    "?".to_string()
 }
 
 fn main() -> ExitCode {
@@ -138,14 +151,8 @@ fn cases_dir(python: &Path) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-fn strings(v: Option<&Json>) -> Option<Vec<String>> {
-    v?.as_array()?
-        .iter()
-        .map(|s| s.as_str().map(str::to_string))
-        .collect()
-}
-
 /// A selected case `generate.py` could not write, and why.
+#[derive(Deserialize)]
 struct NotWritten {
     name: String,
     reason: String,
@@ -164,61 +171,9 @@ fn load_cases(dir: &Path) -> Result<(Vec<Case>, Vec<NotWritten>), String> {
     let path = dir.join("cases.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let index = json::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bad = |what: &str| format!("{}: {what}", path.display());
-    let mut cases = Vec::new();
-    for c in index
-        .get("cases")
-        .and_then(Json::as_array)
-        .ok_or_else(|| bad("no 'cases' list"))?
-    {
-        let name = c
-            .get("name")
-            .and_then(Json::as_str)
-            .ok_or_else(|| bad("a case has no name"))?;
-        let field = |key: &str| bad(&format!("case {name}: bad '{key}'"));
-        cases.push(Case {
-            name: name.to_string(),
-            family: c
-                .get("family")
-                .and_then(Json::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            rtol: c
-                .get("rtol")
-                .and_then(Json::as_f64)
-                .ok_or_else(|| field("rtol"))?,
-            atol: c
-                .get("atol")
-                .and_then(Json::as_f64)
-                .ok_or_else(|| field("atol"))?,
-            inputs: strings(c.get("inputs")).ok_or_else(|| field("inputs"))?,
-            outputs: strings(c.get("outputs")).ok_or_else(|| field("outputs"))?,
-            data_sets: c
-                .get("data_sets")
-                .and_then(Json::as_f64)
-                .ok_or_else(|| field("data_sets"))? as usize,
-        });
-    }
-    let mut not_written = Vec::new();
-    for c in index
-        .get("not_written")
-        .and_then(Json::as_array)
-        .unwrap_or(&[])
-    {
-        let name = c
-            .get("name")
-            .and_then(Json::as_str)
-            .unwrap_or("?")
-            .to_string();
-        let reason = c
-            .get("reason")
-            .and_then(Json::as_str)
-            .unwrap_or("?")
-            .to_string();
-        not_written.push(NotWritten { name, reason });
-    }
-    Ok((cases, not_written))
+    let index: Index =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((index.cases, index.not_written))
 }
 
 fn timeout() -> Duration {
