@@ -12,7 +12,7 @@ apt_packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22
   libclang-22-dev libzstd-dev libz3-dev g++ qemu-user)
 # IREE (compiler and runtime) is a test-only dependency: tools/downstream/compilers.py
 # compiles qlower's output with it; qlower itself never uses it.
-python_oracles=(onnx==1.23.2 onnxruntime==1.31.1 numpy lit torch-mlir==20261001
+python_oracles=(onnx==1.23.2 onnxruntime==1.31.1 numpy pillow lit torch-mlir==20261001
   iree-base-compiler==3.13.0 iree-base-runtime==3.13.0)
 
 as_root() {

@@ -29,17 +29,17 @@ Scenes (`scene`), made so that nothing is committed but code:
   shoulders) on a plain background, blurred: the float model finds FACE_FEMALE (about
   0.8) in it;
 - ddddocr: the "D" glyph of the logo that ddddocr's wheel ships (`ddddocr/logo.png`,
-  decoded here: no imaging library is among the test's dependencies), pasted four times
+  read and scaled with Pillow), pasted four times
   in four colours at captcha-character size on a noisy light background: the float
   model finds the four characters.
 """
 
+import io
 import os
-import struct
 import zipfile
-import zlib
 
 import numpy as np
+from PIL import Image
 
 MIN_IOU = 0.9
 MARGIN = 0.05
@@ -187,12 +187,12 @@ def glyph_scene(cache, size=416):
     wheel = next(os.path.join(wheels, f) for f in sorted(os.listdir(wheels))
                  if f.lower().startswith("ddddocr-1.6.1-") and f.endswith(".whl"))
     with zipfile.ZipFile(wheel) as z:
-        logo = read_png(z.read("ddddocr/logo.png"))
-    alpha = logo[..., 3]
-    ys, xs = np.nonzero(alpha > 0)
-    glyph = alpha[ys.min():ys.max() + 1, xs.min():xs.max() + 1, None].astype(np.float64) / 255
+        logo = Image.open(io.BytesIO(z.read("ddddocr/logo.png"))).convert("RGBA")
+    alpha = logo.getchannel("A").crop(logo.getchannel("A").getbbox())
     height = 40
-    glyph = resize_linear(glyph, height, round(height * glyph.shape[1] / glyph.shape[0]))
+    width = round(height * alpha.width / alpha.height)
+    glyph = alpha.convert("F").resize((width, height), Image.Resampling.BILINEAR)
+    glyph = np.asarray(glyph, np.float64)[..., None] / 255
     rng = np.random.default_rng(0)
     canvas = np.full((size, size, 3), 230.0) + rng.normal(0.0, 8.0, (size, size, 3))
     places = [(40, 50), (60, 230), (220, 90), (250, 260)]
@@ -214,68 +214,3 @@ def box_blur(img, k):
         img = (sums.take(np.arange(2 * k + 1, 2 * k + 1 + n), axis=axis)
                - sums.take(np.arange(n), axis=axis)) / (2 * k + 1)
     return img
-
-
-def resize_linear(img, out_h, out_w):
-    """Bilinear resize with pixel centres aligned (cv2's INTER_LINEAR), [H, W, C]."""
-    def taps(n, m):
-        src = np.clip((np.arange(m) + 0.5) * n / m - 0.5, 0, n - 1)
-        lo = np.floor(src).astype(int)
-        return lo, np.minimum(lo + 1, n - 1), src - lo
-
-    y0, y1, fy = taps(img.shape[0], out_h)
-    x0, x1, fx = taps(img.shape[1], out_w)
-    rows = img[y0] * (1 - fy)[:, None, None] + img[y1] * fy[:, None, None]
-    return rows[:, x0] * (1 - fx)[None, :, None] + rows[:, x1] * fx[None, :, None]
-
-
-def read_png(data):
-    """An 8-bit, non-interlaced PNG's pixels, [H, W, channels] uint8."""
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError("not a PNG file")
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-    width, height, depth, colour, _, _, interlace = header
-    if depth != 8 or interlace or colour not in (0, 2, 4, 6):
-        raise ValueError(f"unsupported PNG: depth {depth}, colour type {colour}, interlace {interlace}")
-    ch = {0: 1, 2: 3, 4: 2, 6: 4}[colour]
-    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, width * ch + 1)
-    out = np.zeros((height, width * ch), np.uint8)
-    prev = np.zeros(width * ch, np.int64)
-    for y in range(height):
-        kind, line = rows[y, 0], rows[y, 1:].astype(np.int64)
-        if kind == 0:
-            cur = line
-        elif kind == 1:   # Sub: a running sum along each channel
-            cur = np.cumsum(line.reshape(width, ch), axis=0).reshape(-1) & 255
-        elif kind == 2:   # Up
-            cur = (line + prev) & 255
-        else:             # Average and Paeth depend on the pixel just decoded
-            cur = unfilter_serial(kind, line.tolist(), prev.tolist(), ch)
-        out[y] = cur
-        prev = cur
-    return out.reshape(height, width, ch)
-
-
-def unfilter_serial(kind, line, prev, ch):
-    cur = [0] * len(line)
-    for i, value in enumerate(line):
-        a = cur[i - ch] if i >= ch else 0
-        b = prev[i]
-        c = prev[i - ch] if i >= ch else 0
-        if kind == 3:
-            guess = (a + b) >> 1
-        elif kind == 4:
-            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-            guess = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-        else:
-            raise ValueError(f"bad PNG filter {kind}")
-        cur[i] = (value + guess) & 255
-    return np.array(cur, np.int64)
