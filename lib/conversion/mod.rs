@@ -7,6 +7,7 @@ mod legality;
 
 mod activations;
 mod arg_topk;
+mod attention;
 mod batch_norm;
 mod blocked_quant;
 mod concat_split;
@@ -92,6 +93,7 @@ pub(crate) fn register(r: &mut Registry) {
     matmul::register(r);
     microsoft::register(r);
     microsoft_transformer::register(r);
+    attention::register(r);
     recurrent::register(r);
     math_ops::register(r);
     layer_norm::register(r);

@@ -115,3 +115,15 @@ fn resize_of_3d_data_agrees_with_onnx_runtime() {
         "qlower's 3-D Resize disagrees with ONNX Runtime",
     );
 }
+
+/// ONNX Runtime's attention contrib ops (RotaryEmbedding, MultiHeadAttention,
+/// GroupQueryAttention with a key/value cache) against ONNX Runtime and a float64
+/// reference. See `tools/differential/attention.py`.
+#[test]
+fn attention_contrib_ops_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/attention.py",
+        &["--qlower", QLOWER, "--seed", "1"],
+        "qlower's attention contrib ops disagree with ONNX Runtime",
+    );
+}

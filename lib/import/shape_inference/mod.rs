@@ -11,6 +11,7 @@
 //! Each family file registers its rules in the op table (`ops::registry`), keyed by
 //! (domain, op, since) like the conversion's lowerings; `infer` looks them up there.
 
+mod attention;
 mod broadcast;
 mod cast;
 mod concat;
@@ -138,6 +139,7 @@ pub(crate) fn register(r: &mut Registry) {
     reductions::register(r);
     contrib::register(r);
     transformer_contrib::register(r);
+    attention::register(r);
     recurrent::register(r);
     einsum::register(r);
     detection::register(r);

@@ -1,0 +1,19 @@
+//! ONNX Runtime's attention contrib ops (com.microsoft) as the torch ops they are made
+//! of: rotary embedding, multi-head attention and grouped-query attention with a
+//! key/value cache, all through one grouped scaled-dot-product core (`core`).
+
+mod core;
+mod gqa;
+mod mha;
+mod ops;
+mod rotary;
+
+use crate::ops::Registry;
+
+const DOMAIN: &str = "com.microsoft";
+
+pub fn register(r: &mut Registry) {
+    r.on_domain_op(DOMAIN, "RotaryEmbedding", 1, rotary::rotary_embedding);
+    r.on_domain_op(DOMAIN, "MultiHeadAttention", 1, mha::multi_head_attention);
+    r.on_domain_op(DOMAIN, "GroupQueryAttention", 1, gqa::group_query_attention);
+}
