@@ -9,7 +9,8 @@
 //! error that stops them. See `tools/real_models/run.py`. The detectors' boxes after their
 //! packages' own post-processing must be ONNX Runtime's (`detectors.py`), and
 //! `qlower quantize` must be as accurate as ONNX Runtime's `quantize_static` on the same
-//! calibration data (`quantizer_accuracy.py`).
+//! calibration data (`quantizer_accuracy.py`). An int4 decoder in ONNX Runtime GenAI's
+//! form decodes greedily with its key/value cache as ONNX Runtime does (`genai_decode.py`).
 
 #[path = "../oracle_script.rs"]
 mod oracle_script;
@@ -18,7 +19,7 @@ use std::sync::Mutex;
 
 use oracle_script::{QLOWER, run_oracle_script};
 
-/// The two tests each keep the CPU busy for minutes; run side by side, they would only
+/// The tests each keep the CPU busy for minutes; run side by side, they would only
 /// slow each other and ONNX Runtime's timings.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -40,4 +41,22 @@ fn qlower_quantize_is_as_accurate_as_onnx_runtimes_quantizer() {
         &["--qlower", QLOWER],
         "qlower quantize is less accurate than ONNX Runtime's quantize_static on a real model",
     );
+}
+
+/// An int4 decoder in ONNX Runtime GenAI's form (MatMulNBits, GroupQueryAttention with
+/// rotary embedding and a key/value cache, (Skip)SimplifiedLayerNormalization), built by
+/// `make_genai_decoder.py`, compiled once and decoded greedily through `qlower run`:
+/// prefill and every decode step match ONNX Runtime on the same inputs, and the two
+/// greedy token sequences are the same, at batch 1 and 2. See
+/// `tools/real_models/genai_decode.py`.
+#[test]
+fn an_int4_genai_decoder_decodes_as_onnx_runtime_does() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for batch in ["1", "2"] {
+        run_oracle_script(
+            "tools/real_models/genai_decode.py",
+            &["--qlower", QLOWER, "--batch", batch, "--tokens", "10"],
+            "the int4 GenAI-form decoder does not decode as ONNX Runtime does",
+        );
+    }
 }
