@@ -2,13 +2,14 @@
 //! indices address are flattened into one, each index tuple becomes its position in
 //! that flattened dimension (`Σ index_j · stride_j`, negative indices wrapped first, plus
 //! the batch's offset), and the selected slices are reshaped to
-//! `indices.shape[:-1] + data.shape[batch_dims + k:]`. Needs the sizes of the flattened
-//! dimensions and of indices at compile time.
+//! `indices.shape[:-1] + data.shape[batch_dims + k:]`. With every size known the strides
+//! and offsets are literals; otherwise `gather_nd_dynamic` computes them at run time.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::binder::Binder;
+use super::gather_nd_dynamic::gather_nd_dynamic;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
@@ -31,14 +32,11 @@ fn gather_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Result<Vec
     let Some(data_dtype) = data_type.dtype else {
         bail!("data has an unknown element type");
     };
-    let (Some(dims), Some(idx)) = (data_type.static_dims(), indices_type.static_dims()) else {
-        bail!(
-            "GatherND needs the sizes of data and indices at compile time, but they are \
-             {data_type} and {indices_type}"
-        );
-    };
     let batch = usize::try_from(b.int("batch_dims", 0)?)
         .map_err(|_| anyhow::anyhow!("attribute 'batch_dims' is negative"))?;
+    let (Some(dims), Some(idx)) = (data_type.static_dims(), indices_type.static_dims()) else {
+        return gather_nd_dynamic(b, t, batch);
+    };
     let k = idx.last().copied().unwrap_or(0);
     let ku = usize::try_from(k).unwrap_or(usize::MAX);
     if batch >= idx.len() || batch >= dims.len() || ku < 1 || ku > dims.len() - batch {

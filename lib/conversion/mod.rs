@@ -20,6 +20,7 @@ mod elementwise;
 mod expand_tile;
 mod float8;
 mod gather_nd;
+mod gather_nd_dynamic;
 mod gather_slice;
 mod group_norm;
 mod index_ops;
@@ -52,6 +53,7 @@ mod simple_ops;
 mod smooth_activations;
 mod softmax;
 mod trigonometry;
+pub(crate) mod typed_ops;
 mod window;
 
 use std::collections::BTreeMap;

@@ -127,3 +127,15 @@ fn attention_contrib_ops_agree_with_onnx_runtime() {
         "qlower's attention contrib ops disagree with ONNX Runtime",
     );
 }
+
+/// GatherND over sizes known only at run time (batch_dims 0 to 2, negative indices),
+/// each model compiled once and run at two sizes, against ONNX Runtime. See
+/// `tools/differential/dynamic_gather_nd.py`.
+#[test]
+fn gather_nd_with_run_time_sizes_agrees_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/dynamic_gather_nd.py",
+        &["--qlower", QLOWER],
+        "GatherND with run-time sizes disagrees with ONNX Runtime",
+    );
+}

@@ -9,7 +9,7 @@
 
 use anyhow::{Result, bail};
 
-use super::ops::{Ops, Tensor};
+use crate::conversion::typed_ops::{Ops, Tensor};
 
 /// What shapes the scores before the softmax; every tensor broadcasts against the
 /// grouped scores `[B, N_kv, G, S, T]`.

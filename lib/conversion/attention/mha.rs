@@ -13,8 +13,8 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 
 use super::core::{Scoring, attend, default_scale, grouped_bias, split_heads};
-use super::ops::{Ops, Size, Tensor, optional, tensor};
 use crate::conversion::binder::Binder;
+use crate::conversion::typed_ops::{Ops, Size, Tensor, optional, tensor};
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;

@@ -5,7 +5,6 @@
 mod core;
 mod gqa;
 mod mha;
-mod ops;
 mod rotary;
 
 use crate::ops::Registry;

@@ -9,8 +9,8 @@
 
 use anyhow::{Result, bail};
 
-use super::ops::{Ops, Size, Tensor, tensor};
 use crate::conversion::binder::Binder;
+use crate::conversion::typed_ops::{Ops, Size, Tensor, tensor};
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;

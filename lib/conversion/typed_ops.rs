@@ -1,6 +1,7 @@
-//! The torch ops the attention lowerings are made of, each typed from dimensions the
-//! caller tracks (a size known only at run time is `None`), so that the lowerings
-//! read as the computation rather than as operand lists.
+//! Torch ops typed from dimensions the caller tracks (a size known only at run time is
+//! `None`, and read with `size.int`), so that lowerings made of many ops over sizes
+//! known only at run time (attention, GatherND) read as the computation rather than as
+//! operand lists.
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
@@ -107,6 +108,37 @@ impl<'t, 'c, 'a> Ops<'t, 'c, 'a> {
                 )?,
             }),
         }
+    }
+
+    /// The product of sizes: a constant when all are known, else `mul.int` at run time.
+    pub fn product(&self, sizes: &[Size<'c, 'a>]) -> Result<Size<'c, 'a>> {
+        let known = sizes
+            .iter()
+            .try_fold(1i64, |acc, s| s.known.and_then(|n| acc.checked_mul(n)));
+        if let Some(n) = known {
+            return self.int(n);
+        }
+        // Sizes of 1 change nothing; a lone size is its own product.
+        let factors: Vec<&Size> = sizes.iter().filter(|s| s.known != Some(1)).collect();
+        let Some((first, rest)) = factors.split_first() else {
+            return self.int(1);
+        };
+        let mut value = first.value;
+        for s in rest {
+            value = self
+                .t
+                .aten("mul.int", &[value, s.value], self.t.torch_type("int")?)?;
+        }
+        Ok(Size { known: None, value })
+    }
+
+    /// The sizes of `x`'s dimensions `range`.
+    pub fn sizes(
+        &self,
+        x: &Tensor<'c, 'a>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<Size<'c, 'a>>> {
+        range.map(|a| self.size(x, a as i64)).collect()
     }
 
     pub fn reshape(&self, x: &Tensor<'c, 'a>, sizes: &[Size<'c, 'a>]) -> Result<Tensor<'c, 'a>> {
@@ -305,6 +337,37 @@ impl<'t, 'c, 'a> Ops<'t, 'c, 'a> {
         let dims = broadcast(&cond.dims, &x.dims)?;
         let operands = [cond.value, x.value, self.t.float(value)?];
         self.make("where.ScalarOther", &operands, x.dtype, dims)
+    }
+
+    /// `cond ? a : b` element-wise.
+    pub fn where_self(
+        &self,
+        cond: &Tensor<'c, 'a>,
+        a: &Tensor<'c, 'a>,
+        b: &Tensor<'c, 'a>,
+    ) -> Result<Tensor<'c, 'a>> {
+        let dims = broadcast(&broadcast(&cond.dims, &a.dims)?, &b.dims)?;
+        self.make("where.self", &[cond.value, a.value, b.value], a.dtype, dims)
+    }
+
+    /// The slices of `x` along `axis` at the int64 positions `index` (1-D).
+    pub fn index_select(
+        &self,
+        x: &Tensor<'c, 'a>,
+        axis: usize,
+        index: &Tensor<'c, 'a>,
+    ) -> Result<Tensor<'c, 'a>> {
+        if index.rank() != 1 || axis >= x.rank() {
+            bail!(
+                "index_select along {axis} of rank {} with indices of rank {}",
+                x.rank(),
+                index.rank()
+            );
+        }
+        let mut dims = x.dims.clone();
+        dims[axis] = index.dims[0];
+        let operands = [x.value, self.t.int(axis as i64)?, index.value];
+        self.make("index_select", &operands, x.dtype, dims)
     }
 
     /// `x` converted to `dtype`.
