@@ -22,6 +22,7 @@ pub mod encode;
 mod graph_edit;
 pub mod params;
 mod ranges;
+pub mod report;
 mod static_qdq;
 mod targets;
 mod weight_only;
