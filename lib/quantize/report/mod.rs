@@ -5,6 +5,7 @@
 //! `qdq_loss_debug` does. The rows come worst first, with the tensors to keep in 16
 //! bits or in float (`suggest`).
 
+mod grid;
 mod pairs;
 mod render;
 mod sqnr;
@@ -35,8 +36,11 @@ pub struct Row {
     /// SQNR of the dequantized tensor against the float model's (all upstream error
     /// included), in dB.
     pub sqnr_db: f64,
-    /// SQNR of the dequantized tensor against its QuantizeLinear input in the
-    /// quantized model: the error of this tensor's quantization alone.
+    /// The error of this tensor's quantization alone: SQNR of the float model's tensor
+    /// against itself quantized with this tensor's scale and zero point (`grid`); for a
+    /// weight the same as `sqnr_db`. Where the parameters are not one constant each
+    /// (DynamicQuantizeLinear, per axis), the QuantizeLinear input against the
+    /// DequantizeLinear output in the quantized model instead.
     pub own_sqnr_db: f64,
     pub advice: Option<Advice>,
 }
@@ -106,6 +110,19 @@ pub fn compare(float: &ValidModel, quantized: &ValidModel, samples: &[Sample]) -
             float_weights.insert(p.name.as_str(), values);
         }
     }
+    let mut grids: Vec<Option<grid::Grid>> = Vec::with_capacity(pairs.len());
+    for p in &pairs {
+        grids.push(match &p.quantizer {
+            Some((scale, zero_point)) => grid::Grid::of(
+                quantized.graph(),
+                quantized.dir.as_deref(),
+                scale,
+                zero_point.as_deref(),
+            )
+            .with_context(|| format!("the quantization parameters of '{}'", p.name))?,
+            None => None,
+        });
+    }
     let output_names: Vec<&str> = float
         .graph()
         .output
@@ -129,7 +146,7 @@ pub fn compare(float: &ValidModel, quantized: &ValidModel, samples: &[Sample]) -
             .with_context(|| format!("{}: the quantized model", label()))?;
         let f = by_name(&float_plan, &inputs, &f_out);
         let q = by_name(&quant_plan, &inputs, &q_out);
-        for (p, (error, own)) in pairs.iter().zip(errors.iter_mut()) {
+        for ((p, (error, own)), grid) in pairs.iter().zip(errors.iter_mut()).zip(&grids) {
             let Some(deq) = q.get(p.dequantized.as_str()).copied().and_then(floats) else {
                 continue;
             };
@@ -144,14 +161,15 @@ pub fn compare(float: &ValidModel, quantized: &ValidModel, samples: &[Sample]) -
             };
             check_len(&p.name, reference, deq)?;
             error.add(reference, deq);
-            match p.before.as_deref() {
-                Some(b) => {
+            match (grid, p.before.as_deref()) {
+                (Some(g), _) => own.add(reference, &g.round_trip(reference)),
+                (None, Some(b)) => {
                     if let Some(before) = q.get(b).copied().and_then(floats) {
                         check_len(b, before, deq)?;
                         own.add(before, deq);
                     }
                 }
-                None => own.add(reference, deq),
+                (None, None) => own.add(reference, deq),
             }
         }
         for (name, s) in output_names.iter().zip(outputs.iter_mut()) {

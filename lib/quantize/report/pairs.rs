@@ -54,6 +54,8 @@ pub struct Pair {
     /// The quantized model's QuantizeLinear input (activations): the value before its
     /// own quantization, to measure the error that quantization alone adds.
     pub before: Option<String>,
+    /// The QuantizeLinear's scale and zero point inputs (activations).
+    pub quantizer: Option<(String, Option<String>)>,
 }
 
 const INT32: i32 = 6;
@@ -128,6 +130,7 @@ pub fn find(float: &GraphProto, quantized: &GraphProto) -> Vec<Pair> {
                     op: readers.get(name).unwrap_or(&"").to_string(),
                     dequantized: output.clone(),
                     before: None,
+                    quantizer: None,
                 })
         } else {
             let Some(q) = producers
@@ -156,6 +159,9 @@ pub fn find(float: &GraphProto, quantized: &GraphProto) -> Vec<Pair> {
                     op: op.to_string(),
                     dequantized: output.clone(),
                     before: Some(x.clone()),
+                    quantizer: is_op(q, "QuantizeLinear")
+                        .then(|| q.input.get(1).map(|s| (s.clone(), q.input.get(2).cloned())))
+                        .flatten(),
                 })
         };
         if let Some(pair) = pair

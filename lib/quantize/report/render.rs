@@ -54,7 +54,7 @@ pub fn table(report: &Report, top: Option<usize>) -> String {
     let _ = writeln!(
         out,
         "\nquantized tensors, worst first ({} of {}); SQNR: against the float model's tensor, \
-         upstream error included; own: this tensor's quantization alone",
+         upstream error included; own: this tensor's quantization alone (the float tensor on its grid)",
         rows.len(),
         report.rows.len()
     );

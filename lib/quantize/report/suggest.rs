@@ -1,8 +1,9 @@
 //! Which tensors to keep in 16 bits or in float.
 //!
-//! The rule reads each tensor's own error (its QuantizeLinear input against its
-//! DequantizeLinear output in the quantized model; for a weight, the float initializer
-//! against its dequantized value), not its error against the float model: the latter
+//! The rule reads each tensor's own error (the float model's tensor against itself
+//! quantized with the tensor's scale and zero point; for a weight, the float
+//! initializer against its dequantized value), not its error against the float model:
+//! the latter
 //! adds up everything upstream, so it is worst at the end of the graph whatever
 //! caused it, while the own error points at the tensors whose range the 8-bit grid
 //! covers badly (outliers, a channel far larger than the rest).
