@@ -71,6 +71,11 @@ pub struct QuantizeArgs {
     /// Write the report as JSON instead of a table.
     #[arg(long, requires = "report")]
     report_json: bool,
+    /// Check the report's 16-bit suggestions: keep each in turn, quantize again and
+    /// run, and keep those that raise the outputs' SQNR (one quantization per
+    /// suggestion).
+    #[arg(long, requires = "report")]
+    verify_suggestions: bool,
 }
 
 pub fn run(args: QuantizeArgs) -> Result<()> {
@@ -106,7 +111,10 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
     // The model is read again rather than kept: quantizing consumes it.
     let float = load_model(&args.model)?;
     let quantized = load_model(&args.output)?;
-    let report = report::compare_with_samples(&float, &quantized, dir)?;
+    let mut report = report::compare_with_samples(&float, &quantized, dir)?;
+    if args.verify_suggestions {
+        report::verify_suggestions(&float, &options, &mut report, dir)?;
+    }
     let text = crate::compare_cmd::render(&report, args.report_json, None);
     if to.as_os_str() == "-" {
         eprint!("{text}");

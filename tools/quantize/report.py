@@ -3,10 +3,11 @@
 Builds a float CNN (Conv-Relu-Conv-Relu-Conv) whose calibration inputs carry rare large
 spikes, as real sensor or pixel data can: the input's 8-bit grid is then coarse for the
 bulk of its values, so that one tensor's own quantization error stands out. Then:
-- `qlower quantize --mode static --report=FILE --report-json` writes the model and a
-  JSON report: tensors sorted worst SQNR first, every SQNR finite, weights and
-  activations both listed, at least one `--keep-16bit` suggestion, the model output's
-  SQNR;
+- `qlower quantize --mode static --report=FILE --report-json --verify-suggestions`
+  writes the model and a JSON report: tensors sorted worst SQNR first, every SQNR
+  finite, weights and activations both listed, at least one `--keep-16bit` suggestion,
+  the model output's SQNR, and the suggestions verified by quantizing again (the input
+  kept, the outputs' SQNR higher);
 - one tensor's SQNR (the second convolution's output, upstream error included) and the
   output's are recomputed with NumPy from ONNX Runtime's intermediate outputs (the float
   model and the quantized one, each with that tensor made a graph output) and must
@@ -123,7 +124,7 @@ def main():
     q8 = os.path.join(tmp, "cnn.u8.onnx")
     report_file = os.path.join(tmp, "report.json")
     if not quantize(args, src, q8, "--mode", "static", "--calibration", calib, "--per-channel",
-                    f"--report={report_file}", "--report-json"):
+                    f"--report={report_file}", "--report-json", "--verify-suggestions"):
         return finish()
     report = json.load(open(report_file))
     tensors = report["tensors"]
@@ -143,6 +144,9 @@ def main():
     check("x" in keep, "the spiky input is suggested for 16 bits")
     check(all(t["suggestion"] == "keep-16bit" for t in tensors if t["name"] in keep),
           "each suggested tensor's row says so")
+    verified = report["verified"]
+    check(verified is not None and "x" in verified["keep_16bit"] and verified["after_db"] > verified["before_db"],
+          f"--verify-suggestions keeps the input and measures the gain ({verified})")
     outputs = {o["name"]: o["sqnr_db"] for o in report["outputs"]}
     check("y" in outputs and np.isfinite(outputs["y"]), f"the model output's SQNR is given ({outputs})")
 

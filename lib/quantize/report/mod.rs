@@ -10,6 +10,7 @@ mod pairs;
 mod render;
 mod sqnr;
 mod suggest;
+mod verify;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -24,6 +25,7 @@ use crate::progress;
 use crate::runtime::plan::Plan;
 pub use pairs::Kind;
 pub use suggest::Advice;
+pub use verify::{Trial, Verified};
 
 /// One quantized tensor's errors.
 #[derive(Clone, Debug)]
@@ -55,6 +57,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The median own SQNR the suggestions are measured from.
     pub median_own_db: Option<f64>,
+    /// The 16-bit suggestions checked by re-quantizing (`verify_suggestions`).
+    pub verified: Option<Verified>,
 }
 
 impl Report {
@@ -227,7 +231,23 @@ pub fn compare(float: &ValidModel, quantized: &ValidModel, samples: &[Sample]) -
             .collect(),
         rows,
         median_own_db,
+        verified: None,
     })
+}
+
+/// Checks the report's 16-bit suggestions by quantizing `float` again as `options`
+/// say with each kept in turn (`verify`), over the samples of `dir`.
+pub fn verify_suggestions(
+    float: &ValidModel,
+    options: &super::Options,
+    report: &mut Report,
+    dir: &Path,
+) -> Result<()> {
+    let samples = calibrate::read_samples(dir)?;
+    let candidates = report.suggested(Advice::Keep16Bit);
+    let verified = verify::verify(float, options, &candidates, &samples)?;
+    report.verified = Some(verified);
+    Ok(())
 }
 
 /// The two models must take the same inputs: same names, same types.

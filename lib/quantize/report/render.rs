@@ -5,6 +5,7 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::suggest::{self, Advice};
+use super::verify;
 use super::{Report, Row};
 
 /// A dB value with two decimals; "exact" when there was no error (NaN stays NaN: a
@@ -110,6 +111,30 @@ pub fn table(report: &Report, top: Option<usize>) -> String {
     if !any {
         let _ = writeln!(out, "  none: no tensor's own error stands out");
     }
+    if let Some(v) = &report.verified {
+        let _ = writeln!(
+            out,
+            "\nverified (each 16-bit suggestion kept in turn, quantized again and run; kept when \
+             the outputs' SQNR rose by {:.2} dB or more):",
+            verify::MIN_GAIN_DB
+        );
+        for t in &v.trials {
+            let verdict = if t.kept { "kept" } else { "dropped" };
+            let _ = writeln!(out, "  + {}  {} dB  {verdict}", t.name, db(t.outputs_db));
+        }
+        let _ = writeln!(
+            out,
+            "  outputs' SQNR {} dB -> {} dB",
+            db(v.before_db),
+            db(v.after_db)
+        );
+        let kept = v.kept();
+        if kept.is_empty() {
+            let _ = writeln!(out, "  none of the suggestions raises the outputs' SQNR");
+        } else {
+            let _ = writeln!(out, "  --keep-16bit {}", kept.join(","));
+        }
+    }
     out
 }
 
@@ -128,6 +153,18 @@ pub fn json(report: &Report, top: Option<usize>) -> String {
             })
         })
         .collect();
+    let verified = report.verified.as_ref().map_or(Value::Null, |v| {
+        json!({
+            "before_db": db_json(v.before_db),
+            "after_db": db_json(v.after_db),
+            "keep_16bit": v.kept(),
+            "trials": v.trials.iter().map(|t| json!({
+                "name": t.name,
+                "outputs_db": db_json(t.outputs_db),
+                "kept": t.kept,
+            })).collect::<Vec<_>>(),
+        })
+    });
     let doc = json!({
         "samples": report.samples,
         "outputs": report
@@ -143,6 +180,7 @@ pub fn json(report: &Report, top: Option<usize>) -> String {
             "keep_16bit": report.suggested(Advice::Keep16Bit),
             "keep_float": report.suggested(Advice::KeepFloat),
         },
+        "verified": verified,
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string());
     text.push('\n');
