@@ -149,6 +149,12 @@ fn quantize_biases(p: &mut Prepared, act: &HashMap<String, (Params, QType)>) -> 
         }
         let (q, scales) = weights::quantize_bias(&values, xp.scale, &wp)
             .with_context(|| format!("bias '{b}'"))?;
+        // A 16-bit input and weight (--keep-16bit) make x_scale·w_scale so small that
+        // a bias of a few units no longer fits int32: saturated, it would be wrong, so
+        // it stays float (ORT widens the weight's scale instead).
+        if q.iter().any(|&v| v == i32::MAX || v == i32::MIN) {
+            continue;
+        }
         let qname = p.names.fresh(&format!("{b}_quantized"));
         let sname = p.names.fresh(&format!("{b}_scale"));
         let zname = p.names.fresh(&format!("{b}_zero_point"));
