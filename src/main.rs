@@ -2,6 +2,7 @@
 
 mod allocator;
 mod bench_cmd;
+mod compare_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
@@ -74,6 +75,8 @@ enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Quantize a float ONNX model (post-training, dynamic or static).
     Quantize(quantize_cmd::QuantizeArgs),
+    /// Measure a quantized model's error against its float model, tensor by tensor.
+    Compare(compare_cmd::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,6 +108,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
         Some(Command::Quantize(args)) => quantize_cmd::run(args),
+        Some(Command::Compare(args)) => compare_cmd::run(args),
         None => compile_command(cli.compile),
     }
 }

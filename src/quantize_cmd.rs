@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 
 use qlower::onnx::load::load_model;
-use qlower::quantize::{self, CalibrateMethod, Mode, QType, WeightType, encode};
+use qlower::quantize::{self, CalibrateMethod, Mode, QType, WeightType, encode, report};
 
 #[derive(Args)]
 pub struct QuantizeArgs {
@@ -53,6 +53,29 @@ pub struct QuantizeArgs {
     /// Names of nodes to leave in float, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     exclude_nodes: Vec<String>,
+    /// Op types to leave in float, comma-separated (ORT's `op_types_to_exclude`).
+    #[arg(long, value_delimiter = ',', value_name = "OPS")]
+    exclude_op_types: Vec<String>,
+    /// Tensors (activations or weights) to quantize to 16 bits, comma-separated:
+    /// uint16/int16 activations (the activation type's signedness), int16 weights.
+    #[arg(long = "keep-16bit", value_delimiter = ',', value_name = "NAMES")]
+    keep_16bit: Vec<String>,
+    /// Tensors (activations or weights) to leave in float, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    keep_float: Vec<String>,
+    /// After quantizing (static mode), compare the model with the float one over the
+    /// calibration samples and print where the error comes from: on standard error,
+    /// or into FILE with `--report=FILE`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "-")]
+    report: Option<PathBuf>,
+    /// Write the report as JSON instead of a table.
+    #[arg(long, requires = "report")]
+    report_json: bool,
+    /// Check the report's 16-bit suggestions: keep each in turn, quantize again and
+    /// run, and keep those that raise the outputs' SQNR (one quantization per
+    /// suggestion).
+    #[arg(long, requires = "report")]
+    verify_suggestions: bool,
 }
 
 pub fn run(args: QuantizeArgs) -> Result<()> {
@@ -69,11 +92,34 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         activation_restricted_asymmetric: args.activation_restricted_asymmetric,
         op_types: args.op_types,
         exclude_nodes: args.exclude_nodes,
+        exclude_op_types: args.exclude_op_types,
+        keep_16bit: args.keep_16bit,
+        keep_float: args.keep_float,
         block_size: args.block_size.unwrap_or(32),
     };
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;
+    if args.report.is_some() && options.mode != Mode::Static {
+        bail!("--report needs --mode static: it compares over the calibration samples");
+    }
     let model = load_model(&args.model)?;
     let quantized = quantize::quantize(model, &options)?;
-    encode::write(&quantized, &args.output)
+    encode::write(&quantized, &args.output)?;
+    let (Some(to), Some(dir)) = (&args.report, &options.calibration) else {
+        return Ok(());
+    };
+    // The model is read again rather than kept: quantizing consumes it.
+    let float = load_model(&args.model)?;
+    let quantized = load_model(&args.output)?;
+    let mut report = report::compare_with_samples(&float, &quantized, dir)?;
+    if args.verify_suggestions {
+        report::verify_suggestions(&float, &options, &mut report, dir)?;
+    }
+    let text = crate::compare_cmd::render(&report, args.report_json, None);
+    if to.as_os_str() == "-" {
+        eprint!("{text}");
+        Ok(())
+    } else {
+        qlower::output::write_output(to, &text)
+    }
 }

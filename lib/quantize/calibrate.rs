@@ -117,9 +117,9 @@ pub fn collect(
         .collect())
 }
 
-/// Compiles the float model with every node input and output made a graph output,
-/// so that one run yields every intermediate tensor.
-fn plan_with_every_tensor(model: &ValidModel) -> Result<Plan> {
+/// Compiles the model with every node input and output made a graph output, so that
+/// one run yields every intermediate tensor (calibration, and the error report).
+pub(super) fn plan_with_every_tensor(model: &ValidModel) -> Result<Plan> {
     let mut proto = model.proto.clone();
     let graph = proto.graph.as_mut().context("model has no graph")?;
     let initializers: HashSet<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
@@ -164,17 +164,7 @@ fn for_each_output(
     }
     for sample in samples {
         let label = || format!("calibration sample '{}'", sample.file.display());
-        let inputs = plan
-            .inputs
-            .iter()
-            .map(|port| {
-                sample
-                    .tensors
-                    .get(&port.name)
-                    .cloned()
-                    .with_context(|| format!("{}: no array for input '{}'", label(), port.name))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let inputs = sample_inputs(plan, sample)?;
         for (port, t) in plan.inputs.iter().zip(&inputs) {
             if let Data::F32(v) = &t.data {
                 f(&port.name, v);
@@ -197,4 +187,20 @@ fn for_each_output(
     }
     progress.finish_and_clear();
     Ok(())
+}
+
+/// The sample's arrays for `plan`'s inputs, in its order.
+pub(super) fn sample_inputs(plan: &Plan, sample: &Sample) -> Result<Vec<Tensor>> {
+    plan.inputs
+        .iter()
+        .map(|port| {
+            sample.tensors.get(&port.name).cloned().with_context(|| {
+                format!(
+                    "calibration sample '{}': no array for input '{}'",
+                    sample.file.display(),
+                    port.name
+                )
+            })
+        })
+        .collect()
 }

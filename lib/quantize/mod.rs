@@ -22,6 +22,7 @@ pub mod encode;
 mod graph_edit;
 pub mod params;
 mod ranges;
+pub mod report;
 mod static_qdq;
 mod targets;
 mod weight_only;
@@ -107,6 +108,13 @@ pub struct Options {
     /// Op types to quantize; empty means MatMul, Gemm and Conv.
     pub op_types: Vec<String>,
     pub exclude_nodes: Vec<String>,
+    /// Op types whose nodes stay float (ORT's `op_types_to_exclude`).
+    pub exclude_op_types: Vec<String>,
+    /// Tensors (activations or weights) quantized to 16 bits whatever the types
+    /// (ORT's `TensorQuantOverrides` with a 16-bit `quant_type`); static mode.
+    pub keep_16bit: Vec<String>,
+    /// Tensors left float; static mode.
+    pub keep_float: Vec<String>,
     /// Weight-only mode's block size along K.
     pub block_size: usize,
 }
@@ -127,6 +135,9 @@ impl Options {
             activation_restricted_asymmetric: false,
             op_types: Vec::new(),
             exclude_nodes: Vec::new(),
+            exclude_op_types: Vec::new(),
+            keep_16bit: Vec::new(),
+            keep_float: Vec::new(),
             block_size: 32,
         }
     }
@@ -172,6 +183,9 @@ impl Options {
                     (self.activation_type != QType::U8, "--activation-type"),
                     (!self.op_types.is_empty(), "--op-types"),
                     (!self.exclude_nodes.is_empty(), "--exclude-nodes"),
+                    (!self.exclude_op_types.is_empty(), "--exclude-op-types"),
+                    (!self.keep_16bit.is_empty(), "--keep-16bit"),
+                    (!self.keep_float.is_empty(), "--keep-float"),
                 ];
                 if let Some((_, flag)) = ignored.iter().find(|(set, _)| *set) {
                     bail!(
@@ -200,6 +214,8 @@ impl Options {
                     (self.activation_type == QType::I16, "--activation-type i16"),
                     (self.weight_type == QType::U16, "--weight-type u16"),
                     (self.weight_type == QType::I16, "--weight-type i16"),
+                    (!self.keep_16bit.is_empty(), "--keep-16bit"),
+                    (!self.keep_float.is_empty(), "--keep-float"),
                 ];
                 if let Some((_, flag)) = static_only.iter().find(|(set, _)| *set) {
                     bail!(
@@ -208,6 +224,9 @@ impl Options {
                     );
                 }
             }
+        }
+        if let Some(both) = self.keep_16bit.iter().find(|t| self.keep_float.contains(t)) {
+            bail!("'{both}' is in both --keep-16bit and --keep-float");
         }
         for op in &self.op_types {
             let known = WEIGHT_OPS.contains(&op.as_str())
@@ -228,6 +247,15 @@ impl Options {
             }
         }
         Ok(())
+    }
+
+    /// The 16-bit type of the same signedness as the activation type, for
+    /// `--keep-16bit` activations.
+    fn wide_activation_type(&self) -> QType {
+        match self.activation_type {
+            QType::U8 | QType::U16 => QType::U16,
+            QType::I8 | QType::I16 => QType::I16,
+        }
     }
 
     fn weight_symmetric(&self) -> bool {

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use super::graph_edit;
 use super::params::{self, Params, QType};
@@ -22,34 +22,75 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
     let method = options.calibrate_method.unwrap_or(CalibrateMethod::Minmax);
     let ranges = calibrate::collect(&model, &samples, method)?;
     let mut p = targets::prepare(model, options)?;
-    let tensors = activations(&p, &ranges);
-    let params: HashMap<String, Params> = tensors
+    let mut tensors = activations(&p, &ranges);
+    tensors.retain(|t| !options.keep_float.contains(t));
+    check_overrides(&p, &tensors, options)?;
+    let params: HashMap<String, (Params, QType)> = tensors
         .iter()
         .map(|t| {
             let (lo, hi) = ranges[t];
-            (t.clone(), activation_params(lo, hi, options))
+            let qtype = if options.keep_16bit.contains(t) {
+                options.wide_activation_type()
+            } else {
+                options.activation_type
+            };
+            (
+                t.clone(),
+                (activation_params(lo, hi, qtype, options), qtype),
+            )
         })
         .collect();
     quantize_biases(&mut p, &params)?;
-    insert_qdq(&mut p, &tensors, &params, options.activation_type);
-    if options.activation_type.is_16_bit() || options.weight_type.is_16_bit() {
+    insert_qdq(&mut p, &tensors, &params);
+    if options.activation_type.is_16_bit()
+        || options.weight_type.is_16_bit()
+        || !options.keep_16bit.is_empty()
+    {
         graph_edit::wide_qdq_domain(&mut p.proto);
     }
     encode::finish(p.proto)
 }
 
 /// ORT's formulas, or the 0-or-128 zero point of restricted asymmetric uint8.
-fn activation_params(lo: f32, hi: f32, options: &Options) -> Params {
-    if options.activation_restricted_asymmetric && options.activation_type == QType::U8 {
+fn activation_params(lo: f32, hi: f32, qtype: QType, options: &Options) -> Params {
+    if options.activation_restricted_asymmetric && qtype == QType::U8 {
         params::restricted_u8(lo, hi)
     } else {
-        params::compute(
-            lo,
-            hi,
-            options.activation_type,
-            options.activation_symmetric,
-        )
+        params::compute(lo, hi, qtype, options.activation_symmetric)
     }
+}
+
+/// Every `--keep-float` name is a tensor of the model, and every `--keep-16bit` one a
+/// tensor this quantization quantizes (else the flag would silently do nothing).
+fn check_overrides(p: &Prepared, tensors: &BTreeSet<String>, options: &Options) -> Result<()> {
+    let graph = p.graph();
+    let known: HashSet<&str> = graph
+        .node
+        .iter()
+        .flat_map(|n| n.input.iter().chain(&n.output))
+        .chain(graph.input.iter().map(|i| &i.name))
+        .chain(graph.initializer.iter().map(|t| &t.name))
+        .map(String::as_str)
+        .collect();
+    if let Some(t) = options
+        .keep_float
+        .iter()
+        .find(|t| !known.contains(t.as_str()))
+    {
+        bail!("--keep-float: the model has no tensor named '{t}'");
+    }
+    for t in &options.keep_16bit {
+        if !known.contains(t.as_str()) {
+            bail!("--keep-16bit: the model has no tensor named '{t}'");
+        }
+        if !tensors.contains(t) && !p.weights.contains_key(t) {
+            bail!(
+                "--keep-16bit: '{t}' is not quantized (no quantized node reads or writes it as \
+                 an activation or a weight)"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The calibrated float tensors that the quantized nodes read or write, weights and
@@ -80,7 +121,7 @@ fn activations(p: &Prepared, ranges: &HashMap<String, (f32, f32)>) -> BTreeSet<S
 
 /// Replaces the float bias of each quantized Conv and Gemm (Gemm only with alpha =
 /// beta = 1, where the bias adds to the accumulator) by int32 behind a DequantizeLinear.
-fn quantize_biases(p: &mut Prepared, act: &HashMap<String, Params>) -> Result<()> {
+fn quantize_biases(p: &mut Prepared, act: &HashMap<String, (Params, QType)>) -> Result<()> {
     let mut done: HashSet<String> = HashSet::new();
     for i in p.targets.clone() {
         let node = p.graph().node[i].clone();
@@ -92,7 +133,7 @@ fn quantize_biases(p: &mut Prepared, act: &HashMap<String, Params>) -> Result<()
             continue;
         }
         let (x, w, b) = (&node.input[0], &node.input[1], &node.input[2]);
-        let (Some(xp), Some(wp)) = (act.get(x), p.weights.get(w).cloned()) else {
+        let (Some((xp, _)), Some(wp)) = (act.get(x), p.weights.get(w).cloned()) else {
             continue;
         };
         if b.is_empty() || done.contains(b) || uses(p, b) > 1 {
@@ -108,6 +149,12 @@ fn quantize_biases(p: &mut Prepared, act: &HashMap<String, Params>) -> Result<()
         }
         let (q, scales) = weights::quantize_bias(&values, xp.scale, &wp)
             .with_context(|| format!("bias '{b}'"))?;
+        // A 16-bit input and weight (--keep-16bit) make x_scale·w_scale so small that
+        // a bias of a few units no longer fits int32: saturated, it would be wrong, so
+        // it stays float (ORT widens the weight's scale instead).
+        if q.iter().any(|&v| v == i32::MAX || v == i32::MIN) {
+            continue;
+        }
         let qname = p.names.fresh(&format!("{b}_quantized"));
         let sname = p.names.fresh(&format!("{b}_scale"));
         let zname = p.names.fresh(&format!("{b}_zero_point"));
@@ -157,8 +204,7 @@ fn uses(p: &Prepared, name: &str) -> usize {
 fn insert_qdq(
     p: &mut Prepared,
     tensors: &BTreeSet<String>,
-    params: &HashMap<String, Params>,
-    qtype: QType,
+    params: &HashMap<String, (Params, QType)>,
 ) {
     let mut pairs: HashMap<String, [NodeProto; 2]> = HashMap::new();
     let graph_inputs: HashSet<String> = p.graph().input.iter().map(|i| i.name.clone()).collect();
@@ -169,7 +215,7 @@ fn insert_qdq(
         let z = p.names.fresh(&format!("{t}_zero_point"));
         let qn = p.names.fresh(&format!("{t}_QuantizeLinear"));
         let dqn = p.names.fresh(&format!("{t}_DequantizeLinear"));
-        let pr = params[t];
+        let (pr, qtype) = params[t];
         // A graph output becomes the dequantized value, so that it is what the quantized
         // model computes (as ORT does): its producer writes a new name, read by the
         // QuantizeLinear, and every reader keeps the output's name.

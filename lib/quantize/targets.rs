@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use super::graph_edit::{self, Names};
-use super::params::Params;
+use super::params::{Params, QType};
 use super::{ACTIVATION_OPS, Options, WEIGHT_OPS, constant_weights, weights};
 use crate::onnx::proto::{GraphProto, ModelProto};
 use crate::onnx::validate::ValidModel;
@@ -101,9 +101,10 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
         .filter(|&i| {
             let n = &graph.node[i];
             !WEIGHT_OPS.contains(&n.op_type.as_str())
-                || n.input
-                    .get(1)
-                    .is_some_and(|w| prepared.weights.contains_key(w))
+                || n.input.get(1).is_some_and(|w| {
+                    // A weight kept float leaves its op quantized on its activations.
+                    prepared.weights.contains_key(w) || options.keep_float.contains(w)
+                })
         })
         .collect();
     Ok(prepared)
@@ -134,6 +135,7 @@ fn choose_nodes(graph: &GraphProto, options: &Options) -> Result<Vec<usize>> {
             (n.domain.is_empty() || n.domain == "ai.onnx")
                 && wanted(&n.op_type)
                 && !options.exclude_nodes.contains(&n.name)
+                && !options.exclude_op_types.contains(&n.op_type)
                 && (WEIGHT_OPS.contains(&n.op_type.as_str())
                     || ACTIVATION_OPS.contains(&n.op_type.as_str()))
         })
@@ -157,7 +159,7 @@ fn weight_axes(
         }
         let w = &node.input[1];
         // An initializer that is also a graph input may be replaced at run time.
-        if inputs.contains(w.as_str()) {
+        if inputs.contains(w.as_str()) || options.keep_float.contains(w) {
             continue;
         }
         let Some(init) = graph.initializer.iter().find(|t| &t.name == w) else {
@@ -199,8 +201,13 @@ fn quantize_weight(
     else {
         return Ok(());
     };
-    let qtype = options.weight_type;
-    let q = weights::quantize(&values, &dims, axis, qtype, options.weight_symmetric())?;
+    // int16 weights, like int8 ones, are symmetric (as ORT's).
+    let (qtype, symmetric) = if options.keep_16bit.iter().any(|t| t == name) {
+        (QType::I16, true)
+    } else {
+        (options.weight_type, options.weight_symmetric())
+    };
+    let q = weights::quantize(&values, &dims, axis, qtype, symmetric)?;
     let qname = prepared.names.fresh(&format!("{name}_quantized"));
     let sname = prepared.names.fresh(&format!("{name}_scale"));
     let zname = prepared.names.fresh(&format!("{name}_zero_point"));

@@ -73,6 +73,7 @@ fn compile(
     calibrate_method=None, activation_type="u8", weight_type="i8", block_size=None,
     activation_symmetric=false, weight_symmetric=false,
     activation_restricted_asymmetric=false, op_types=None, exclude_nodes=None,
+    exclude_op_types=None, keep_16bit=None, keep_float=None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn quantize<'py>(
@@ -91,6 +92,9 @@ fn quantize<'py>(
     activation_restricted_asymmetric: bool,
     op_types: Option<Vec<String>>,
     exclude_nodes: Option<Vec<String>>,
+    exclude_op_types: Option<Vec<String>>,
+    keep_16bit: Option<Vec<String>>,
+    keep_float: Option<Vec<String>>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let mode: Option<Mode> = mode.map(|m| choice("mode", m)).transpose()?;
     let weight_type: WeightType = choice("weight_type", weight_type)?;
@@ -114,6 +118,9 @@ fn quantize<'py>(
                 activation_restricted_asymmetric,
                 op_types: op_types.unwrap_or_default(),
                 exclude_nodes: exclude_nodes.unwrap_or_default(),
+                exclude_op_types: exclude_op_types.unwrap_or_default(),
+                keep_16bit: keep_16bit.unwrap_or_default(),
+                keep_float: keep_float.unwrap_or_default(),
                 block_size: block_size.unwrap_or(32),
             };
             // Checked before the model is read, as the command line does.

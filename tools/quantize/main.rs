@@ -3,7 +3,8 @@
 //! output with onnx.checker, ONNX Runtime (accuracy against the float model, static
 //! minmax parameters against ORT's `quantize_static`) and `qlower run`. See
 //! `tools/quantize/check.py`. `int4_accuracy.py` holds `--weight-type int4` to ONNX
-//! Runtime's MatMulNBits quantizer.
+//! Runtime's MatMulNBits quantizer. `report.py` checks `quantize --report` and
+//! `--keep-16bit`.
 
 #[path = "../oracle_script.rs"]
 mod oracle_script;
@@ -30,5 +31,19 @@ fn int4_weights_are_as_accurate_as_onnx_runtimes_quantizer() {
         "tools/quantize/int4_accuracy.py",
         &["--qlower", QLOWER, "--blocks", "32,64,128"],
         "qlower quantize --weight-type int4 is less accurate than ONNX Runtime's",
+    );
+}
+
+/// `qlower quantize --report --report-json` on a generated CNN with spiky inputs lists
+/// every quantized tensor worst first with finite SQNRs and suggests the input for 16
+/// bits; one SQNR equals NumPy's on ONNX Runtime's intermediate tensors; re-quantizing
+/// with `--keep-16bit` of the suggestions gives a model ONNX Runtime runs, whose error
+/// against the float model is lower. See `tools/quantize/report.py`.
+#[test]
+fn report_suggestions_lower_the_error() {
+    run_oracle_script(
+        "tools/quantize/report.py",
+        &["--qlower", QLOWER],
+        "qlower quantize --report or --keep-16bit failed its checks",
     );
 }

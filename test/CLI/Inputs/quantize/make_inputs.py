@@ -57,3 +57,11 @@ for folder, arrays in [
 ]:
     os.makedirs(os.path.join(HERE, folder), exist_ok=True)
     np.savez(os.path.join(HERE, folder, "sample0.npz"), **arrays)
+
+# For `qlower compare` against a model that takes other inputs: the mlp's graph with a
+# batch of 4 (the same names, so the tensors match, but not the input's shape).
+mlp = onnx.load(os.path.join(HERE, "mlp.onnx"))
+mlp.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 4
+mlp.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 4
+onnx.checker.check_model(mlp)
+onnx.save(mlp, os.path.join(HERE, "mlp_batch4.onnx"))
