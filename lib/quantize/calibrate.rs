@@ -172,7 +172,7 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
         let ranges = extremes.into_iter().map(|(k, m)| (k, m.range())).collect();
         return Ok(Calibrated { ranges, means });
     }
-    let bins = options.num_bins();
+    let bins = options.num_bins(method);
     let mut hists: HashMap<String, Hist> = extremes
         .iter()
         .map(|(k, m)| {

@@ -105,7 +105,8 @@ impl Histogram {
         }
     }
 
-    /// The upper edge of the first bin at which `percentile` % of the values are counted.
+    /// The lower edge of the first bin at which `percentile` % of the values are counted
+    /// (the edge ORT takes).
     pub fn threshold(&self, percentile: f64) -> f32 {
         let total: u64 = self.bins.iter().sum();
         if total == 0 {
@@ -116,18 +117,19 @@ impl Histogram {
         for (i, &c) in self.bins.iter().enumerate() {
             seen += c;
             if seen as f64 >= target {
-                return self.absmax * (i + 1) as f32 / self.bins.len() as f32;
+                return self.absmax * i as f32 / self.bins.len() as f32;
             }
         }
         self.absmax
     }
 }
 
-/// The percentile method's range: [0, t] for a tensor never negative, else [-t, t].
+/// The percentile method's range: [-t, t] within the values seen, as ORT clamps it (a
+/// SiLU output, barely negative, keeps its grid for the positive side).
 pub fn percentile_range(minmax: &MinMax, hist: &Histogram, percentile: f64) -> (f32, f32) {
     let t = hist.threshold(percentile);
-    let (lo, _) = minmax.range();
-    if lo >= 0.0 { (0.0, t) } else { (-t, t) }
+    let (lo, hi) = minmax.range();
+    (lo.max(-t), hi.min(t))
 }
 
 #[cfg(test)]
@@ -200,10 +202,13 @@ pub mod tests {
         let mut h = Histogram::new(100.0, BINS);
         h.add(&values);
         let (lo, hi) = percentile_range(&m, &h, PERCENTILE);
-        assert_eq!(lo, 0.0);
+        assert_eq!(lo, 1.0);
         assert!(hi < 2.0, "{hi}");
-        let mut neg = MinMax::new();
-        neg.add(&[-1.0]);
-        assert_eq!(percentile_range(&neg, &h, PERCENTILE).0, -hi);
+        let mut wide = MinMax::new();
+        wide.add(&[-1000.0, 1000.0]);
+        assert_eq!(percentile_range(&wide, &h, PERCENTILE), (-hi, hi));
+        let mut silu = MinMax::new();
+        silu.add(&[-0.25, 1000.0]);
+        assert_eq!(percentile_range(&silu, &h, PERCENTILE), (-0.25, hi));
     }
 }
