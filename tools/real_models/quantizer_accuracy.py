@@ -28,9 +28,9 @@ more. `SLACK` keeps the rule meaningful when both errors are tiny.
 `--calibrate-method` (default minmax; `all` for the four) compares the two quantizers
 method for method: qlower's `--calibrate-method M` against ORT's `CalibrationMethod.M`,
 the same samples. `--extras` adds qlower's own choices (EXTRAS: the mse range search,
-least-squares weight scales, bias correction), each compared with ONNX Runtime's best
-method on that model (all four are run then). `--models` may also name a model without
-a `qdq` form (a transformer such as t5-encoder).
+least-squares weight scales, bias correction, symmetric activations), each compared
+with ONNX Runtime's best method on that model (all four are run then). `--models` may
+also name a model without a `qdq` form (a transformer such as t5-encoder).
 
 Prints one line per (model, method) with both errors and their ratio, then a Markdown
 table (model, method, qlower error, ORT error, ratio) with the geometric mean of the
@@ -69,6 +69,7 @@ EXTRAS = {
     "mse+weight-mse": ["--calibrate-method", "mse", "--weight-range", "mse"],
     "mse+weight-mse+bias-corr": ["--calibrate-method", "mse", "--weight-range", "mse",
                                  "--bias-correction"],
+    "minmax+act-symmetric": ["--activation-symmetric"],
 }
 
 
