@@ -74,7 +74,7 @@ enum Command {
     /// Time a model on the CPU backend.
     Bench(bench_cmd::BenchArgs),
     /// Quantize a float ONNX model (post-training, dynamic or static).
-    Quantize(quantize_cmd::QuantizeArgs),
+    Quantize(Box<quantize_cmd::QuantizeArgs>),
     /// Measure a quantized model's error against its float model, tensor by tensor.
     Compare(compare_cmd::CompareArgs),
 }
@@ -107,7 +107,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
-        Some(Command::Quantize(args)) => quantize_cmd::run(args),
+        Some(Command::Quantize(args)) => quantize_cmd::run(*args),
         Some(Command::Compare(args)) => compare_cmd::run(args),
         None => compile_command(cli.compile),
     }

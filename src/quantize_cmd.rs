@@ -6,7 +6,9 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use qlower::onnx::load::load_model;
-use qlower::quantize::{self, CalibrateMethod, Mode, QType, WeightType, encode, report};
+use qlower::quantize::{
+    self, CalibrateMethod, Mode, QType, RangeOptions, WeightRange, WeightType, encode, report,
+};
 
 #[derive(Args)]
 pub struct QuantizeArgs {
@@ -76,6 +78,38 @@ pub struct QuantizeArgs {
     /// suggestion).
     #[arg(long, requires = "report")]
     verify_suggestions: bool,
+    #[command(flatten)]
+    range: RangeArgs,
+}
+
+/// How ranges and weight scales are chosen (ONNX Runtime's calibration options where
+/// it has them).
+#[derive(Args)]
+struct RangeArgs {
+    /// Min-max ranges as the moving average of each sample's (ORT's CalibMovingAverage).
+    #[arg(long)]
+    moving_average: bool,
+    /// The moving average's constant, in [0, 1] (default 0.01; CalibMovingAverageConstant).
+    #[arg(long, value_name = "C")]
+    averaging_constant: Option<f32>,
+    /// Percentile of magnitudes kept by `--calibrate-method percentile` (default 99.999).
+    #[arg(long, value_name = "P")]
+    percentile: Option<f64>,
+    /// Bins of the histogram methods' histograms (default 2048; entropy 128, as ORT, which
+    /// with 128 quantized bins leaves one window: raise it for a real search).
+    #[arg(long, value_name = "N")]
+    num_bins: Option<usize>,
+    /// Levels of the entropy method's quantized histogram (default 128, as ORT).
+    #[arg(long, value_name = "N")]
+    num_quantized_bins: Option<usize>,
+    /// Correct each quantized Conv and Gemm bias by the output shift that quantizing
+    /// its weight causes on the calibration samples.
+    #[arg(long)]
+    bias_correction: bool,
+    /// How weight scales are chosen: `minmax` (ORT's) or `mse` (least squared error per
+    /// channel, symmetric weights).
+    #[arg(long, value_enum, default_value_t = WeightRange::Minmax)]
+    weight_range: WeightRange,
 }
 
 pub fn run(args: QuantizeArgs) -> Result<()> {
@@ -96,6 +130,15 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         keep_16bit: args.keep_16bit,
         keep_float: args.keep_float,
         block_size: args.block_size.unwrap_or(32),
+        range: RangeOptions {
+            moving_average: args.range.moving_average,
+            averaging_constant: args.range.averaging_constant,
+            percentile: args.range.percentile,
+            num_bins: args.range.num_bins,
+            num_quantized_bins: args.range.num_quantized_bins,
+            bias_correction: args.range.bias_correction,
+            weight_range: args.range.weight_range,
+        },
     };
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;

@@ -1,6 +1,9 @@
 //! Static calibration: runs the float model on qlower's CPU backend over the samples
 //! of a folder (`*.npz`, one per sample, keyed by input name) and collects the range
-//! of every float tensor that nodes produce or read.
+//! of every float tensor that nodes produce or read: min-max (or its moving average)
+//! in a first pass, then, for the histogram methods, a histogram over that span in a
+//! second pass from which `ranges`, `entropy` or `mse_range` choose. The first pass
+//! also averages the inputs of the layers whose bias is to be corrected.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
@@ -8,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::CalibrateMethod;
-use super::ranges::{Histogram, MinMax, percentile_range};
+use super::params::{Params, QType};
+use super::ranges::{Histogram, MinMax, MovingMinMax, percentile_range};
+use super::{CalibrateMethod, RangeOptions, entropy, histogram, mse_range};
 use crate::ir::context::new_context;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::onnx::proto::ValueInfoProto;
@@ -73,48 +77,192 @@ fn read_npz(path: &Path) -> Result<HashMap<String, Tensor>> {
     Ok(out)
 }
 
-/// The calibrated range of every float tensor read or written by a node.
-pub fn collect(
-    model: &ValidModel,
-    samples: &[Sample],
-    method: CalibrateMethod,
-) -> Result<HashMap<String, (f32, f32)>> {
-    let plan = plan_with_every_tensor(model)?;
-    let mut minmax: BTreeMap<String, MinMax> = BTreeMap::new();
-    let passes = if method == CalibrateMethod::Minmax {
-        1
-    } else {
-        2
-    };
-    for_each_output(&plan, samples, (1, passes), |name, v| {
-        minmax
-            .entry(name.to_string())
-            .or_insert_with(MinMax::new)
-            .add(v)
-    })?;
-    if method == CalibrateMethod::Minmax {
-        return Ok(minmax.into_iter().map(|(k, m)| (k, m.range())).collect());
+/// What a calibration run is asked for.
+pub struct Request<'a> {
+    pub method: CalibrateMethod,
+    pub options: &'a RangeOptions,
+    /// The scale and zero point a range becomes (the activation grid, which the MSE
+    /// search measures its error on), and the type it is for.
+    pub params_of: &'a dyn Fn(f32, f32) -> Params,
+    pub qtype: QType,
+    /// Tensors whose mean per channel is wanted (bias correction), with the channel axis.
+    pub means: HashMap<String, ChannelAxis>,
+}
+
+/// The axis that holds a tensor's channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelAxis {
+    /// Axis 0 (Gemm's A with transA).
+    First,
+    /// Axis 1 (a Conv's NCHW input).
+    Second,
+    /// The last axis (MatMul's and Gemm's A).
+    Last,
+}
+
+/// What calibration found: each float tensor's range, and the requested means.
+pub struct Calibrated {
+    pub ranges: HashMap<String, (f32, f32)>,
+    pub means: HashMap<String, Vec<f64>>,
+}
+
+/// The range of a tensor over the first pass: min-max, or its moving average.
+enum Extremes {
+    Global(MinMax),
+    Moving(MovingMinMax),
+}
+
+impl Extremes {
+    fn add(&mut self, v: &[f32]) {
+        match self {
+            Extremes::Global(m) => m.add(v),
+            Extremes::Moving(m) => m.add(v),
+        }
     }
-    // The histogram's span is the magnitude seen in the first pass.
-    let mut hists: HashMap<String, Histogram> = minmax
+
+    fn range(&self) -> (f32, f32) {
+        match self {
+            Extremes::Global(m) => m.range(),
+            Extremes::Moving(m) => m.range(),
+        }
+    }
+}
+
+/// Histograms of the second pass: of magnitudes (percentile, as ORT's symmetric
+/// default) or of values (entropy, mse).
+enum Hist {
+    Magnitudes(Histogram),
+    Values(histogram::Histogram),
+}
+
+/// The calibrated range of every float tensor read or written by a node.
+pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Result<Calibrated> {
+    let plan = plan_with_every_tensor(model)?;
+    let method = request.method;
+    let options = request.options;
+    let mut extremes: BTreeMap<String, Extremes> = BTreeMap::new();
+    let mut means: HashMap<String, ChannelMeans> = HashMap::new();
+    // Distribution's range, for an integer grid, is the span of its histogram: the
+    // values seen (see `CalibrateMethod::Distribution`), so no second pass.
+    let histogram_pass = matches!(
+        method,
+        CalibrateMethod::Percentile | CalibrateMethod::Entropy | CalibrateMethod::Mse
+    );
+    let passes = if histogram_pass { 2 } else { 1 };
+    for_each_output(&plan, samples, (1, passes), |name, shape, v| {
+        let e = extremes
+            .entry(name.to_string())
+            .or_insert_with(|| match options.moving_average {
+                true => Extremes::Moving(MovingMinMax::new(options.averaging_constant())),
+                false => Extremes::Global(MinMax::new()),
+            });
+        e.add(v);
+        if let Some(&axis) = request.means.get(name) {
+            means
+                .entry(name.to_string())
+                .or_default()
+                .add(shape, v, axis);
+        }
+    })?;
+    let means = means
+        .into_iter()
+        .filter_map(|(k, m)| m.mean().map(|m| (k, m)))
+        .collect();
+    if !histogram_pass {
+        let ranges = extremes.into_iter().map(|(k, m)| (k, m.range())).collect();
+        return Ok(Calibrated { ranges, means });
+    }
+    let bins = options.num_bins(method);
+    let mut hists: HashMap<String, Hist> = extremes
         .iter()
         .map(|(k, m)| {
             let (lo, hi) = m.range();
-            (k.clone(), Histogram::new(lo.abs().max(hi.abs())))
+            let h = match method {
+                CalibrateMethod::Percentile => {
+                    Hist::Magnitudes(Histogram::new(lo.abs().max(hi.abs()), bins))
+                }
+                _ => Hist::Values(histogram::Histogram::new(lo, hi, bins)),
+            };
+            (k.clone(), h)
         })
         .collect();
-    for_each_output(&plan, samples, (2, passes), |name, v| {
-        if let Some(h) = hists.get_mut(name) {
-            h.add(v)
+    for_each_output(&plan, samples, (2, passes), |name, _, v| {
+        match hists.get_mut(name) {
+            Some(Hist::Magnitudes(h)) => h.add(v),
+            Some(Hist::Values(h)) => h.add(v),
+            None => {}
         }
     })?;
-    Ok(minmax
+    let ranges = extremes
         .into_iter()
         .map(|(k, m)| {
-            let r = hists.get(&k).map_or(m.range(), |h| percentile_range(&m, h));
+            let (min, max) = m.range();
+            let minmax = MinMax { min, max };
+            let r = match hists.get(&k) {
+                Some(Hist::Magnitudes(h)) => percentile_range(&minmax, h, options.percentile()),
+                Some(Hist::Values(h)) if method == CalibrateMethod::Entropy => {
+                    entropy::search(h, options.num_quantized_bins())
+                }
+                Some(Hist::Values(h)) => mse_range::search(h, request.params_of, request.qtype),
+                None => minmax.range(),
+            };
             (k, r)
         })
-        .collect())
+        .collect();
+    Ok(Calibrated { ranges, means })
+}
+
+/// Sums of a tensor's values per channel over every sample.
+#[derive(Default)]
+struct ChannelMeans {
+    sums: Vec<f64>,
+    counts: Vec<u64>,
+    /// Set when two samples disagree on the channel count: no mean then.
+    mismatch: bool,
+}
+
+impl ChannelMeans {
+    fn add(&mut self, shape: &[usize], v: &[f32], axis: ChannelAxis) {
+        let a = match axis {
+            ChannelAxis::First => 0,
+            ChannelAxis::Second => 1,
+            ChannelAxis::Last => shape.len().saturating_sub(1),
+        };
+        let (Some(&channels), true) = (shape.get(a), shape.iter().product::<usize>() == v.len())
+        else {
+            self.mismatch = true;
+            return;
+        };
+        if channels == 0 {
+            return;
+        }
+        if self.sums.is_empty() {
+            self.sums = vec![0.0; channels];
+            self.counts = vec![0; channels];
+        } else if self.sums.len() != channels {
+            self.mismatch = true;
+            return;
+        }
+        let inner: usize = shape[a + 1..].iter().product::<usize>().max(1);
+        for (i, &x) in v.iter().enumerate() {
+            let c = (i / inner) % channels;
+            self.sums[c] += x as f64;
+            self.counts[c] += 1;
+        }
+    }
+
+    fn mean(&self) -> Option<Vec<f64>> {
+        if self.mismatch || self.sums.is_empty() {
+            return None;
+        }
+        Some(
+            self.sums
+                .iter()
+                .zip(&self.counts)
+                .map(|(&s, &n)| if n == 0 { 0.0 } else { s / n as f64 })
+                .collect(),
+        )
+    }
 }
 
 /// Compiles the model with every node input and output made a graph output, so that
@@ -154,7 +302,7 @@ fn for_each_output(
     plan: &Plan,
     samples: &[Sample],
     pass: (usize, usize),
-    mut f: impl FnMut(&str, &[f32]),
+    mut f: impl FnMut(&str, &[usize], &[f32]),
 ) -> Result<()> {
     let progress = progress::bar(samples.len() as u64, "calibration");
     if pass.1 > 1 {
@@ -167,7 +315,7 @@ fn for_each_output(
         let inputs = sample_inputs(plan, sample)?;
         for (port, t) in plan.inputs.iter().zip(&inputs) {
             if let Data::F32(v) = &t.data {
-                f(&port.name, v);
+                f(&port.name, &t.shape, v);
             }
         }
         let outputs = plan.run(inputs).with_context(label)?;
@@ -180,7 +328,7 @@ fn for_each_output(
                         port.name
                     );
                 }
-                f(&port.name, v);
+                f(&port.name, &t.shape, v);
             }
         }
         progress.inc(1);

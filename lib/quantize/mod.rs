@@ -15,14 +15,20 @@
 //! so every reader (the quantized op, an op left in float, a graph output) sees the
 //! same dequantized tensor, with the per-channel `axis` on its one DequantizeLinear.
 
+mod bias_correction;
 mod calibrate;
 mod constant_weights;
 mod dynamic;
 pub mod encode;
+mod entropy;
 mod graph_edit;
+mod histogram;
+mod mse_range;
 pub mod params;
+mod range_options;
 mod ranges;
 pub mod report;
+mod scale_search;
 mod static_qdq;
 mod targets;
 mod weight_only;
@@ -35,6 +41,7 @@ use anyhow::{Result, bail};
 use crate::onnx::proto::ModelProto;
 use crate::onnx::validate::ValidModel;
 pub use params::QType;
+pub use range_options::{RangeOptions, WeightRange};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
@@ -44,10 +51,19 @@ pub enum Mode {
     WeightOnly,
 }
 
+/// `--calibrate-method`: ONNX Runtime's `CalibrationMethod`s, and `mse`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CalibrateMethod {
+    /// The smallest and largest values seen.
     Minmax,
+    /// A percentile of magnitudes (`--percentile`).
     Percentile,
+    /// The range of least KL divergence between the histogram and its quantized form.
+    Entropy,
+    /// ORT's statistics method for float8; for an integer grid, the histogram's span.
+    Distribution,
+    /// The range of least expected squared error on the actual integer grid.
+    Mse,
 }
 
 /// `--weight-type`: the integer types of `QType`, and int4, which selects the
@@ -117,6 +133,8 @@ pub struct Options {
     pub keep_float: Vec<String>,
     /// Weight-only mode's block size along K.
     pub block_size: usize,
+    /// How ranges and weight scales are chosen (calibration options, bias correction).
+    pub range: RangeOptions,
 }
 
 impl Options {
@@ -139,6 +157,7 @@ impl Options {
             keep_16bit: Vec::new(),
             keep_float: Vec::new(),
             block_size: 32,
+            range: RangeOptions::default(),
         }
     }
 }
@@ -164,6 +183,7 @@ pub const ACTIVATION_OPS: &[&str] = &[
 impl Options {
     /// Refuses contradictory or mode-inapplicable flags before anything is read.
     pub fn check(&self) -> Result<()> {
+        self.range.check(self.mode, self.calibrate_method)?;
         if self.activation_symmetric && self.activation_restricted_asymmetric {
             bail!(
                 "--activation-symmetric and --activation-restricted-asymmetric exclude each other"

@@ -1,7 +1,8 @@
-//! Calibration statistics of one tensor: its running min and max, and a histogram of
-//! magnitudes from which the percentile method takes its range.
+//! Calibration statistics of one tensor: its running min and max (or their moving
+//! average over samples), and a histogram of magnitudes from which the percentile
+//! method takes its range.
 
-/// How many bins the percentile histogram has (as ORT's default).
+/// How many bins a histogram has by default (ORT's default for Percentile).
 pub const BINS: usize = 2048;
 
 /// The percentile of magnitudes kept by the percentile method (as ORT's default).
@@ -38,17 +39,57 @@ impl MinMax {
     }
 }
 
-/// Counts of |x| in `BINS` equal bins over [0, absmax], absmax from a first pass.
+/// ORT's `CalibMovingAverage`: each sample's own min and max, and the range their
+/// exponential moving average, `range += constant * (sample - range)`, starting at the
+/// first sample's. (ORT's `quantize_static` applies the constant between chunks of
+/// `CalibMaxIntermediateOutputs` samples and takes the plain mean within a chunk; per
+/// sample, as here, is what the option's name and PyTorch's observer mean.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MovingMinMax {
+    pub constant: f32,
+    range: Option<(f32, f32)>,
+}
+
+impl MovingMinMax {
+    pub fn new(constant: f32) -> MovingMinMax {
+        MovingMinMax {
+            constant,
+            range: None,
+        }
+    }
+
+    /// One sample's values.
+    pub fn add(&mut self, values: &[f32]) {
+        let mut m = MinMax::new();
+        m.add(values);
+        if m.min > m.max {
+            return;
+        }
+        self.range = Some(match self.range {
+            None => (m.min, m.max),
+            Some((lo, hi)) => (
+                lo + self.constant * (m.min - lo),
+                hi + self.constant * (m.max - hi),
+            ),
+        });
+    }
+
+    pub fn range(&self) -> (f32, f32) {
+        self.range.unwrap_or((0.0, 0.0))
+    }
+}
+
+/// Counts of |x| in equal bins over [0, absmax], absmax from a first pass.
 pub struct Histogram {
     absmax: f32,
     bins: Vec<u64>,
 }
 
 impl Histogram {
-    pub fn new(absmax: f32) -> Histogram {
+    pub fn new(absmax: f32, bins: usize) -> Histogram {
         Histogram {
             absmax,
-            bins: vec![0; BINS],
+            bins: vec![0; bins.max(1)],
         }
     }
 
@@ -56,14 +97,16 @@ impl Histogram {
         if self.absmax.is_nan() || self.absmax <= 0.0 {
             return;
         }
-        let width = self.absmax / BINS as f32;
+        let n = self.bins.len();
+        let width = self.absmax / n as f32;
         for &v in values {
-            let b = ((v.abs() / width) as usize).min(BINS - 1);
+            let b = ((v.abs() / width) as usize).min(n - 1);
             self.bins[b] += 1;
         }
     }
 
-    /// The upper edge of the first bin at which `percentile` % of the values are counted.
+    /// The lower edge of the first bin at which `percentile` % of the values are counted
+    /// (the edge ORT takes).
     pub fn threshold(&self, percentile: f64) -> f32 {
         let total: u64 = self.bins.iter().sum();
         if total == 0 {
@@ -74,23 +117,72 @@ impl Histogram {
         for (i, &c) in self.bins.iter().enumerate() {
             seen += c;
             if seen as f64 >= target {
-                return self.absmax * (i + 1) as f32 / BINS as f32;
+                return self.absmax * i as f32 / self.bins.len() as f32;
             }
         }
         self.absmax
     }
 }
 
-/// The percentile method's range: [0, t] for a tensor never negative, else [-t, t].
-pub fn percentile_range(minmax: &MinMax, hist: &Histogram) -> (f32, f32) {
-    let t = hist.threshold(PERCENTILE);
-    let (lo, _) = minmax.range();
-    if lo >= 0.0 { (0.0, t) } else { (-t, t) }
+/// The percentile method's range: [-t, t] within the values seen, as ORT clamps it (a
+/// SiLU output, barely negative, keeps its grid for the positive side).
+pub fn percentile_range(minmax: &MinMax, hist: &Histogram, percentile: f64) -> (f32, f32) {
+    let t = hist.threshold(percentile);
+    let (lo, hi) = minmax.range();
+    (lo.max(-t), hi.min(t))
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
+    use crate::quantize::histogram;
+
+    /// A deterministic Laplacian sample (inverse CDF on a grid): heavy tails.
+    pub fn laplacian(n: usize) -> Vec<f32> {
+        (1..n)
+            .map(|i| {
+                let u = i as f64 / n as f64 - 0.5;
+                (-(u.signum()) * (1.0 - 2.0 * u.abs()).ln()) as f32
+            })
+            .collect()
+    }
+
+    /// Evenly spread over [-1, 1].
+    pub fn uniform(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| -1.0 + 2.0 * i as f32 / (n - 1) as f32)
+            .collect()
+    }
+
+    /// The value histogram of `values` over their min-max range, and that range.
+    pub fn histogram_of(values: &[f32]) -> (histogram::Histogram, f32, f32) {
+        let mut m = MinMax::new();
+        m.add(values);
+        let (lo, hi) = m.range();
+        let mut h = histogram::Histogram::new(lo, hi, BINS);
+        h.add(values);
+        (h, lo, hi)
+    }
+
+    #[test]
+    fn minmax_keeps_a_laplacians_outliers() {
+        let values = laplacian(200_000);
+        let mut m = MinMax::new();
+        m.add(&values);
+        let absmax = values.iter().fold(0f32, |a, v| a.max(v.abs()));
+        assert_eq!(m.range(), (-absmax, absmax));
+    }
+
+    #[test]
+    fn moving_average_follows_samples_by_the_constant() {
+        let mut m = MovingMinMax::new(0.5);
+        assert_eq!(m.range(), (0.0, 0.0));
+        m.add(&[-2.0, 2.0]);
+        assert_eq!(m.range(), (-2.0, 2.0));
+        m.add(&[]);
+        m.add(&[-4.0, 0.0]);
+        assert_eq!(m.range(), (-3.0, 1.0));
+    }
 
     #[test]
     fn minmax_spans_every_batch() {
@@ -107,13 +199,16 @@ mod tests {
         values.push(100.0);
         let mut m = MinMax::new();
         m.add(&values);
-        let mut h = Histogram::new(100.0);
+        let mut h = Histogram::new(100.0, BINS);
         h.add(&values);
-        let (lo, hi) = percentile_range(&m, &h);
-        assert_eq!(lo, 0.0);
+        let (lo, hi) = percentile_range(&m, &h, PERCENTILE);
+        assert_eq!(lo, 1.0);
         assert!(hi < 2.0, "{hi}");
-        let mut neg = MinMax::new();
-        neg.add(&[-1.0]);
-        assert_eq!(percentile_range(&neg, &h).0, -hi);
+        let mut wide = MinMax::new();
+        wide.add(&[-1000.0, 1000.0]);
+        assert_eq!(percentile_range(&wide, &h, PERCENTILE), (-hi, hi));
+        let mut silu = MinMax::new();
+        silu.add(&[-0.25, 1000.0]);
+        assert_eq!(percentile_range(&silu, &h, PERCENTILE), (-0.25, hi));
     }
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use super::graph_edit;
 use super::params::{self, Params, QType};
 use super::targets::{self, Prepared};
-use super::{CalibrateMethod, Options, WEIGHT_OPS, calibrate, encode, weights};
+use super::{CalibrateMethod, Options, WEIGHT_OPS, bias_correction, calibrate, encode, weights};
 use crate::onnx::proto::{ModelProto, NodeProto};
 use crate::onnx::validate::ValidModel;
 
@@ -19,9 +19,23 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         .as_deref()
         .context("--mode static needs --calibration DIR")?;
     let samples = calibrate::read_samples(dir)?;
-    let method = options.calibrate_method.unwrap_or(CalibrateMethod::Minmax);
-    let ranges = calibrate::collect(&model, &samples, method)?;
+    let params_of = |lo, hi| activation_params(lo, hi, options.activation_type, options);
+    let request = calibrate::Request {
+        method: options.calibrate_method.unwrap_or(CalibrateMethod::Minmax),
+        options: &options.range,
+        params_of: &params_of,
+        qtype: options.activation_type,
+        means: match options.range.bias_correction {
+            true => bias_correction::inputs_to_average(
+                model.proto.graph.as_ref().context("model has no graph")?,
+            ),
+            false => HashMap::new(),
+        },
+    };
+    let calibrated = calibrate::collect(&model, &samples, &request)?;
+    let ranges = calibrated.ranges;
     let mut p = targets::prepare(model, options)?;
+    bias_correction::apply(&mut p, &calibrated.means)?;
     let mut tensors = activations(&p, &ranges);
     tensors.retain(|t| !options.keep_float.contains(t));
     check_overrides(&p, &tensors, options)?;
@@ -189,7 +203,7 @@ fn quantize_biases(p: &mut Prepared, act: &HashMap<String, (Params, QType)>) -> 
 }
 
 /// How many node inputs read `name`.
-fn uses(p: &Prepared, name: &str) -> usize {
+pub fn uses(p: &Prepared, name: &str) -> usize {
     p.graph()
         .node
         .iter()

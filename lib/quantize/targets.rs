@@ -24,6 +24,9 @@ pub struct Prepared {
     /// DequantizeLinear nodes of the weights; they read initializers only, so they go
     /// first in the node list.
     pub front: Vec<crate::onnx::proto::NodeProto>,
+    /// With `--bias-correction`: each quantized weight's `w - dequantize(quantize(w))`
+    /// and its shape.
+    pub weight_error: HashMap<String, (Vec<f32>, Vec<usize>)>,
 }
 
 impl Prepared {
@@ -81,6 +84,7 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
         targets: Vec::new(),
         weights: HashMap::new(),
         front: Vec::new(),
+        weight_error: HashMap::new(),
     };
     let chosen = choose_nodes(prepared.graph(), options)?;
     let axes = weight_axes(prepared.graph(), &chosen, options)?;
@@ -207,7 +211,20 @@ fn quantize_weight(
     } else {
         (options.weight_type, options.weight_symmetric())
     };
-    let q = weights::quantize(&values, &dims, axis, qtype, symmetric)?;
+    let q = weights::quantize(
+        &values,
+        &dims,
+        axis,
+        qtype,
+        symmetric,
+        options.range.weight_range,
+    )?;
+    if options.range.bias_correction {
+        let error = q.error(&values, qtype);
+        prepared
+            .weight_error
+            .insert(name.to_string(), (error, dims.clone()));
+    }
     let qname = prepared.names.fresh(&format!("{name}_quantized"));
     let sname = prepared.names.fresh(&format!("{name}_scale"));
     let zname = prepared.names.fresh(&format!("{name}_zero_point"));

@@ -4,11 +4,10 @@
 //!
 //! The weights are symmetric (no zero point input: MatMulNBits' default, 8, centres the
 //! codes 0..15 on -8..7), which keeps the kernel's work to a scale per block. Each
-//! block's scale is chosen to minimise the block's squared error: the candidates are
-//! `absmax / d` for a grid of divisors from 4 to 9 and ONNX Runtime's own choice (the
-//! value of largest magnitude mapped to -8), then refined by least squares with the
-//! codes fixed; so no block is ever worse than ORT's symmetric round-to-nearest on the
-//! same weight.
+//! block's scale is chosen to minimise the block's squared error (`scale_search`,
+//! divisors of absmax from 4 to 9 and ONNX Runtime's own choice, the value of largest
+//! magnitude mapped to -8); so no block is ever worse than ORT's symmetric
+//! round-to-nearest on the same weight.
 
 use std::collections::HashSet;
 
@@ -16,6 +15,7 @@ use anyhow::{Result, bail};
 
 use super::encode;
 use super::graph_edit::{self, FLOAT, Names, f32_tensor, int_attribute, raw_tensor};
+use super::scale_search::Grid;
 use crate::onnx::proto::{ModelProto, OperatorSetIdProto};
 use crate::onnx::validate::ValidModel;
 
@@ -144,61 +144,16 @@ fn quantize_weight(w: &[f32], k: usize, n: usize, block: usize) -> Quantized {
 
 /// The 4-bit code (0..15, zero point 8) of `v` at `scale`.
 fn code_of(v: f32, scale: f32) -> u8 {
-    if scale == 0.0 {
-        return 8;
-    }
-    ((v / scale).round_ties_even().clamp(-8.0, 7.0) + 8.0) as u8
+    (Grid::INT4.code(v, scale) + 8) as u8
 }
 
-fn squared_error(values: &[f32], scale: f32) -> f64 {
-    values
-        .iter()
-        .map(|&v| {
-            let back = (code_of(v, scale) as f32 - 8.0) * scale;
-            ((v - back) as f64).powi(2)
-        })
-        .sum()
-}
-
-/// The scale of least squared error among the candidates (see the module's comment).
+/// The scale of least squared error, never worse than ONNX Runtime's (the value of
+/// largest magnitude mapped exactly to -8).
 fn best_scale(values: &[f32]) -> f32 {
     let Some(&extreme) = values.iter().max_by(|a, b| a.abs().total_cmp(&b.abs())) else {
         return 0.0;
     };
-    if extreme == 0.0 || !extreme.is_finite() {
-        return 0.0;
-    }
-    // ONNX Runtime's: the extreme value lands exactly on -8.
-    let mut best = (squared_error(values, extreme / -8.0), extreme / -8.0);
-    let absmax = extreme.abs();
-    for step in 0..=80 {
-        let divisor = 4.0 + 0.0625 * step as f32;
-        let scale = absmax / divisor;
-        let e = squared_error(values, scale);
-        if e < best.0 {
-            best = (e, scale);
-        }
-    }
-    // With the codes fixed, the least-squares scale is Σ v·c / Σ c² (c = code - 8); a
-    // few rounds of that and re-rounding only lower the error further.
-    for _ in 0..4 {
-        let (mut vc, mut cc) = (0f64, 0f64);
-        for &v in values {
-            let c = code_of(v, best.1) as f64 - 8.0;
-            vc += v as f64 * c;
-            cc += c * c;
-        }
-        if cc == 0.0 {
-            break;
-        }
-        let scale = (vc / cc) as f32;
-        let e = squared_error(values, scale);
-        if !(scale.is_finite() && scale != 0.0 && e < best.0) {
-            break;
-        }
-        best = (e, scale);
-    }
-    best.1
+    Grid::INT4.best_scale(values, extreme / -8.0)
 }
 
 #[cfg(test)]
@@ -216,7 +171,10 @@ mod tests {
             .max_by(|a, b| a.abs().total_cmp(&b.abs()))
             .unwrap();
         let s = best_scale(&values);
-        assert!(squared_error(&values, s) <= squared_error(&values, extreme / -8.0));
+        assert!(
+            Grid::INT4.squared_error(&values, s)
+                <= Grid::INT4.squared_error(&values, extreme / -8.0)
+        );
         assert_eq!(best_scale(&[0.0; 16]), 0.0);
         assert_eq!(code_of(1.0, 0.0), 8);
     }

@@ -1,15 +1,52 @@
 //! Quantization of float initializers: per tensor, or per channel along one axis, each
-//! channel with its own range, scale and zero point.
+//! channel with its own range, scale and zero point. With `WeightRange::Mse` a symmetric
+//! channel's scale is the one of least squared error (`scale_search`) instead of the
+//! one that puts its largest magnitude on the grid's end.
 
 use anyhow::{Result, bail};
 
+use super::WeightRange;
 use super::params::{self, Params, QType};
+use super::scale_search::Grid;
 
 /// A quantized initializer: the integers (as the bytes of `qtype`) and one `Params`
 /// per channel (one in all for per-tensor).
 pub struct QuantizedWeight {
     pub bytes: Vec<u8>,
     pub params: Vec<Params>,
+    /// Channels and the elements between two channels, to find an element's channel.
+    channels: usize,
+    inner: usize,
+    /// The codes' range: the symmetric one for symmetric weights.
+    codes: (i32, i32),
+}
+
+impl QuantizedWeight {
+    fn channel_of(&self, i: usize) -> usize {
+        if self.channels <= 1 {
+            0
+        } else {
+            (i / self.inner) % self.channels
+        }
+    }
+
+    fn code(&self, i: usize, v: f32, qtype: QType) -> i32 {
+        params::quantize_value(v, self.params[self.channel_of(i)], qtype)
+            .clamp(self.codes.0, self.codes.1)
+    }
+
+    /// `data - dequantize(quantize(data))` element by element: what bias correction
+    /// multiplies by the mean input. Recomputed rather than kept, as it is needed only
+    /// with `--bias-correction`.
+    pub fn error(&self, data: &[f32], qtype: QType) -> Vec<f32> {
+        data.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let p = self.params[self.channel_of(i)];
+                v - (self.code(i, v, qtype) - p.zero_point) as f32 * p.scale
+            })
+            .collect()
+    }
 }
 
 /// Quantizes `data` of shape `dims`, per channel along `axis` when it is given.
@@ -19,6 +56,7 @@ pub fn quantize(
     axis: Option<usize>,
     qtype: QType,
     symmetric: bool,
+    range: WeightRange,
 ) -> Result<QuantizedWeight> {
     if let Some(&bad) = data.iter().find(|v| !v.is_finite()) {
         bail!("holds a non-finite value ({bad})");
@@ -42,7 +80,7 @@ pub fn quantize(
         lo[c] = lo[c].min(v);
         hi[c] = hi[c].max(v);
     }
-    let params: Vec<Params> = lo
+    let mut params: Vec<Params> = lo
         .iter()
         .zip(&hi)
         .map(|(&l, &h)| {
@@ -50,12 +88,32 @@ pub fn quantize(
             params::compute(l, h, qtype, symmetric)
         })
         .collect();
-    let bytes = qtype.bytes(
-        data.iter()
-            .enumerate()
-            .map(|(i, &v)| params::quantize_value(v, params[channel_of(i)], qtype)),
-    );
-    Ok(QuantizedWeight { bytes, params })
+    // Asymmetric weights (u8, u16) keep the min-max grid: their zero point would have to
+    // be searched with the scale, and ORT's int8 default is symmetric anyway.
+    if range == WeightRange::Mse && symmetric {
+        let grid = Grid::symmetric(qtype.range(true).1);
+        let mut members: Vec<Vec<f32>> = vec![Vec::new(); params.len()];
+        for (i, &v) in data.iter().enumerate() {
+            members[channel_of(i)].push(v);
+        }
+        for (p, values) in params.iter_mut().zip(&members) {
+            let scale = grid.best_scale(values, p.scale);
+            if scale.is_finite() && scale >= f32::MIN_POSITIVE {
+                p.scale = scale;
+            }
+        }
+    }
+    // Codes stay on the grid the parameters were made for: a symmetric int8 weight
+    // never holds -128 (a searched scale clips, which must not reach -128).
+    let q = QuantizedWeight {
+        bytes: Vec::new(),
+        params,
+        channels,
+        inner,
+        codes: qtype.range(symmetric),
+    };
+    let bytes = qtype.bytes(data.iter().enumerate().map(|(i, &v)| q.code(i, v, qtype)));
+    Ok(QuantizedWeight { bytes, ..q })
 }
 
 /// The int32 bias of a quantized Conv or Gemm: scale `x_scale * w_scale[c]`, zero point 0.
@@ -95,7 +153,15 @@ mod tests {
     #[test]
     fn per_channel_gives_each_channel_its_own_range() {
         // Shape [2, 2], channels along axis 0: rows [0, 1] and [-4, 4].
-        let w = quantize(&[0.0, 1.0, -4.0, 4.0], &[2, 2], Some(0), QType::I8, true).unwrap();
+        let w = quantize(
+            &[0.0, 1.0, -4.0, 4.0],
+            &[2, 2],
+            Some(0),
+            QType::I8,
+            true,
+            WeightRange::Minmax,
+        )
+        .unwrap();
         assert_eq!(w.params.len(), 2);
         assert_eq!(w.params[0].scale, 1.0 / 127.0);
         assert_eq!(w.params[1].scale, 4.0 / 127.0);
@@ -105,14 +171,32 @@ mod tests {
     #[test]
     fn per_channel_along_the_last_axis() {
         // Shape [2, 2], channels along axis 1: columns [0, -4] and [1, 4].
-        let w = quantize(&[0.0, 1.0, -4.0, 4.0], &[2, 2], Some(1), QType::I8, true).unwrap();
+        let w = quantize(
+            &[0.0, 1.0, -4.0, 4.0],
+            &[2, 2],
+            Some(1),
+            QType::I8,
+            true,
+            WeightRange::Minmax,
+        )
+        .unwrap();
         assert_eq!(w.params[0].scale, 4.0 / 127.0);
         assert_eq!(w.params[1].scale, 4.0 / 127.0);
     }
 
     #[test]
     fn non_finite_weights_are_refused() {
-        assert!(quantize(&[f32::NAN], &[1], None, QType::I8, true).is_err());
+        assert!(
+            quantize(
+                &[f32::NAN],
+                &[1],
+                None,
+                QType::I8,
+                true,
+                WeightRange::Minmax
+            )
+            .is_err()
+        );
     }
 
     #[test]

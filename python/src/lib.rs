@@ -17,7 +17,9 @@ use pyo3::types::PyBytes;
 use qlower_core::ir::context::new_context;
 use qlower_core::pipeline::{Emit, Options, Target};
 use qlower_core::quantize as ptq;
-use qlower_core::quantize::{CalibrateMethod, Mode, QType, WeightType, encode};
+use qlower_core::quantize::{
+    CalibrateMethod, Mode, QType, RangeOptions, WeightRange, WeightType, encode,
+};
 
 use crate::error::{QlowerError, choice, qlower_error};
 use crate::model::Source;
@@ -74,6 +76,8 @@ fn compile(
     activation_symmetric=false, weight_symmetric=false,
     activation_restricted_asymmetric=false, op_types=None, exclude_nodes=None,
     exclude_op_types=None, keep_16bit=None, keep_float=None,
+    moving_average=false, averaging_constant=None, percentile=None, num_bins=None,
+    num_quantized_bins=None, bias_correction=false, weight_range="minmax",
 ))]
 #[allow(clippy::too_many_arguments)]
 fn quantize<'py>(
@@ -95,7 +99,15 @@ fn quantize<'py>(
     exclude_op_types: Option<Vec<String>>,
     keep_16bit: Option<Vec<String>>,
     keep_float: Option<Vec<String>>,
+    moving_average: bool,
+    averaging_constant: Option<f32>,
+    percentile: Option<f64>,
+    num_bins: Option<usize>,
+    num_quantized_bins: Option<usize>,
+    bias_correction: bool,
+    weight_range: &str,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let weight_range: WeightRange = choice("weight_range", weight_range)?;
     let mode: Option<Mode> = mode.map(|m| choice("mode", m)).transpose()?;
     let weight_type: WeightType = choice("weight_type", weight_type)?;
     let activation_type: QType = choice("activation_type", activation_type)?;
@@ -122,6 +134,15 @@ fn quantize<'py>(
                 keep_16bit: keep_16bit.unwrap_or_default(),
                 keep_float: keep_float.unwrap_or_default(),
                 block_size: block_size.unwrap_or(32),
+                range: RangeOptions {
+                    moving_average,
+                    averaging_constant,
+                    percentile,
+                    num_bins,
+                    num_quantized_bins,
+                    bias_correction,
+                    weight_range,
+                },
             };
             // Checked before the model is read, as the command line does.
             options.check()?;

@@ -2,6 +2,8 @@
 """`qlower quantize` against ONNX Runtime's own quantizer: accuracy against the float model.
 
     quantizer_accuracy.py --qlower PATH [--models a,b] [--cache DIR] [--threads N]
+                          [--calibrate-method minmax,percentile,entropy,distribution|all]
+                          [--extras]
 
 For each model of `manifest.py` that has a static quantized form (`qdq` among its forms):
 1. the same calibration samples (`CALIBRATION` generated inputs, the manifest's fills)
@@ -23,12 +25,21 @@ changes the error by a few percent of itself, not by tens of percent. 10% covers
 a worse choice (a per-tensor weight, a clipped range, a badly rounded bias) costs far
 more. `SLACK` keeps the rule meaningful when both errors are tiny.
 
-Prints one line per model with both errors and their ratio, then `N passed, M failed`;
-exits 1 when qlower's quantizer is worse on a model. A test oracle: the product never
-runs it.
+`--calibrate-method` (default minmax; `all` for the four) compares the two quantizers
+method for method: qlower's `--calibrate-method M` against ORT's `CalibrationMethod.M`,
+the same samples. `--extras` adds qlower's own choices (EXTRAS: the mse range search,
+least-squares weight scales, bias correction, symmetric activations), each compared
+with ONNX Runtime's best method on that model (all four are run then). `--models` may
+also name a model without a `qdq` form (a transformer such as t5-encoder).
+
+Prints one line per (model, method) with both errors and their ratio, then a Markdown
+table (model, method, qlower error, ORT error, ratio) with the geometric mean of the
+ratios, method for method and for the extras, then `N passed, M failed`; exits 1 when
+qlower's quantizer is worse on a model. A test oracle: the product never runs it.
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -49,6 +60,17 @@ CALIBRATION = 4      # samples, seeds 100..103 (the seeds run.py calibrates its 
 HELD_OUT = 2         # inputs, seeds 300..301: none of them seen by calibration
 OP_TYPES = ["Conv", "MatMul", "Gemm"]
 RATIO, SLACK = 1.1, 1e-4
+ORT_METHODS = ["minmax", "percentile", "entropy", "distribution"]
+# qlower's own choices: its flags, compared with ONNX Runtime's best method.
+EXTRAS = {
+    "mse": ["--calibrate-method", "mse"],
+    "minmax+weight-mse": ["--weight-range", "mse"],
+    "minmax+bias-corr": ["--bias-correction"],
+    "mse+weight-mse": ["--calibrate-method", "mse", "--weight-range", "mse"],
+    "mse+weight-mse+bias-corr": ["--calibrate-method", "mse", "--weight-range", "mse",
+                                 "--bias-correction"],
+    "minmax+act-symmetric": ["--activation-symmetric"],
+}
 
 
 def calibration_samples(model):
@@ -59,14 +81,15 @@ def held_out_inputs(model):
     return [harness.make_inputs(model, 300 + i) for i in range(HELD_OUT)]
 
 
-def quantize_with_qlower(args, source, samples, work):
-    folder = os.path.join(work, "calibration")
-    os.makedirs(folder, exist_ok=True)
-    for i, feeds in enumerate(samples):
-        np.savez(os.path.join(folder, f"sample{i}.npz"), **feeds)
+def quantize_with_qlower(args, source, samples, work, flags):
+    folder = os.path.join(os.path.dirname(work), "calibration")
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        for i, feeds in enumerate(samples):
+            np.savez(os.path.join(folder, f"sample{i}.npz"), **feeds)
     out = os.path.join(work, "qlower.onnx")
     subprocess.run([args.qlower, "quantize", source, "-o", out, "--mode", "static", "--per-channel",
-                    "--calibration", folder, "--op-types", ",".join(OP_TYPES)],
+                    "--calibration", folder, "--op-types", ",".join(OP_TYPES), *flags],
                    check=True, capture_output=True, text=True, timeout=3600)
     return out
 
@@ -85,7 +108,7 @@ def at_opset_13(source, work):
     return upgraded
 
 
-def quantize_with_ort(source, samples, work):
+def quantize_with_ort(source, samples, work, method):
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
                                           QuantType, quantize_static)
 
@@ -96,10 +119,20 @@ def quantize_with_ort(source, samples, work):
         def get_next(self):
             return next(self.samples, None)
 
-    out = os.path.join(work, "ort.onnx")
-    quantize_static(source, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                    calibrate_method=CalibrationMethod.MinMax, op_types_to_quantize=OP_TYPES)
+    out = os.path.join(work, f"ort-{method}.onnx")
+    ort_method = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile,
+                  "entropy": CalibrationMethod.Entropy,
+                  "distribution": CalibrationMethod.Distribution}[method]
+    # ORT's calibrators write their augmented model into the working folder.
+    source = os.path.abspath(source)
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        quantize_static(source, out, Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        calibrate_method=ort_method, op_types_to_quantize=OP_TYPES)
+    finally:
+        os.chdir(cwd)
     return out
 
 
@@ -135,27 +168,71 @@ def error_against(reference, outputs):
     return float(np.mean(errors))
 
 
-def compare(args, model, work):
-    """(passed, line) for one model."""
+def compare(args, model, work, methods, extras):
+    """Rows (model, method, qlower error, ORT error, ratio, against, passed, note) for one
+    model: each method against ORT's same method, each extra against ORT's best."""
     source = harness.fetch(model, args.cache)
     quantizable = at_opset_13(source, work)
     samples = calibration_samples(model)
     inputs = held_out_inputs(model)
-    start = time.perf_counter()
-    ours = quantize_with_qlower(args, quantizable, samples, work)
-    ours_s = time.perf_counter() - start
-    start = time.perf_counter()
-    theirs = quantize_with_ort(quantizable, samples, work)
-    theirs_s = time.perf_counter() - start
     reference = [ort_oracle.run(source, feeds, threads=args.threads) for feeds in inputs]
-    ours_err = error_against(reference, run_qlower(args, ours, inputs, work))
-    theirs_runs = [ort_oracle.run(theirs, feeds, threads=args.threads) for feeds in inputs]
-    theirs_err = error_against(reference, [lambda n, r=r: r[n] for r in theirs_runs])
-    bound = RATIO * theirs_err + SLACK
-    passed = ours_err <= bound
-    ratio = ours_err / theirs_err if theirs_err > 0 else float("inf")
-    return passed, (f"qlower quantize {ours_err:.3e} ({ours_s:.1f} s), ONNX Runtime quantize_static "
-                    f"{theirs_err:.3e} ({theirs_s:.1f} s): ratio {ratio:.3f}, bound {bound:.3e}")
+    ort_errors = {}
+    for method in (ORT_METHODS if extras else methods):
+        start = time.perf_counter()
+        try:
+            theirs = quantize_with_ort(quantizable, samples, work, method)
+        except Exception as e:  # a method ORT refuses on this model: no comparison for it
+            ort_errors[method] = (None, f"ORT {method}: {harness.first_line(str(e))}")
+            continue
+        seconds = time.perf_counter() - start
+        runs = [ort_oracle.run(theirs, feeds, threads=args.threads) for feeds in inputs]
+        ort_errors[method] = (error_against(reference, [lambda n, r=r: r[n] for r in runs]),
+                              f"{seconds:.1f} s")
+    variants = [(m, ["--calibrate-method", m], m) for m in methods]
+    known = {m: e for m, (e, _) in ort_errors.items() if e is not None}
+    best = min(known, key=known.get) if known else None
+    variants += [(name, flags, best) for name, flags in EXTRAS.items()] if extras else []
+    rows = []
+    for name, flags, against in variants:
+        folder = os.path.join(work, name)
+        os.makedirs(folder, exist_ok=True)
+        start = time.perf_counter()
+        try:
+            ours = quantize_with_qlower(args, quantizable, samples, folder, flags)
+            seconds = time.perf_counter() - start
+            ours_err = error_against(reference, run_qlower(args, ours, inputs, folder))
+        except subprocess.CalledProcessError as e:
+            rows.append((model.name, name, None, None, None, against, False,
+                         f"{e.cmd[1]}: {harness.first_line(e.stderr or '')}"))
+            continue
+        theirs_err, note = ort_errors.get(against, (None, "no ORT result"))
+        if theirs_err is None:
+            rows.append((model.name, name, ours_err, None, None, against, False, note))
+            continue
+        passed = ours_err <= RATIO * theirs_err + SLACK
+        ratio = ours_err / theirs_err if theirs_err > 0 else float("inf")
+        rows.append((model.name, name, ours_err, theirs_err, ratio, against, passed,
+                     f"qlower {seconds:.1f} s, ORT {note}"))
+    return rows
+
+
+def table(rows, methods):
+    """The Markdown table of every row, and the geometric means of the ratios."""
+    lines = ["| model | method | qlower error | ORT error (method) | ratio |",
+             "|---|---|---|---|---|"]
+    for name, method, ours, theirs, ratio, against, _, note in rows:
+        fmt = lambda v: "-" if v is None else f"{v:.3e}"  # noqa: E731
+        lines.append(f"| {name} | {method} | {fmt(ours)} | {fmt(theirs)} ({against}) | "
+                     f"{'-' if ratio is None else f'{ratio:.3f}'} |")
+    for label, chosen in (("method for method", [r for r in rows if r[1] in methods]),
+                          ("qlower extras vs ORT's best", [r for r in rows if r[1] not in methods])):
+        ratios = [r[4] for r in chosen if r[4] is not None and 0 < r[4] < float("inf")]
+        if ratios:
+            geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            worst = max(ratios)
+            lines.append(f"\ngeometric mean of the ratios, {label}: {geomean:.3f} "
+                         f"({len(ratios)} comparisons, worst {worst:.3f})")
+    return "\n".join(lines)
 
 
 def main():
@@ -165,26 +242,47 @@ def main():
     parser.add_argument("--cache", default=os.environ.get("QLOWER_MODEL_CACHE",
                                                           os.path.join(harness.REPO, "target", "real_models")))
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--calibrate-method", default="minmax",
+                        help="comma-separated methods compared method for method, or `all` "
+                             f"({','.join(ORT_METHODS)})")
+    parser.add_argument("--extras", action="store_true",
+                        help="also qlower's own choices against ORT's best method: "
+                             + ", ".join(EXTRAS))
     args = parser.parse_args()
     args.qlower = os.path.abspath(args.qlower)
     wanted = set(args.models.split(",")) if args.models else None
+    methods = ORT_METHODS if args.calibrate_method == "all" else args.calibrate_method.split(",")
+    unknown = [m for m in methods if m not in ORT_METHODS]
+    if unknown:
+        parser.error(f"--calibrate-method: unknown {unknown} (ONNX Runtime has {ORT_METHODS})")
     print(f"quantizer accuracy against the float model: {CALIBRATION} calibration samples, "
           f"{HELD_OUT} held-out inputs, op types {','.join(OP_TYPES)}; "
           f"qlower must be within {RATIO} x ONNX Runtime's error + {SLACK:.0e}", flush=True)
     passed = failed = 0
+    all_rows = []
     for model in manifest.MODELS:
-        if "qdq" not in model.forms or (wanted and model.name not in wanted):
+        chosen = model.name in wanted if wanted else "qdq" in model.forms
+        if not chosen:
             continue
         with tempfile.TemporaryDirectory(prefix="qlower-quantizer-accuracy-") as work:
             try:
-                ok, line = compare(args, model, work)
+                rows = compare(args, model, work, methods, args.extras)
             except subprocess.CalledProcessError as e:
-                ok, line = False, f"{e.cmd[1]}: {harness.first_line(e.stderr or '')}"
+                rows = [(model.name, "-", None, None, None, "-", False,
+                         f"{e.cmd[1]}: {harness.first_line(e.stderr or '')}")]
             except Exception as e:
-                ok, line = False, harness.harness_failure(e, args.cache, work)
-        passed += ok
-        failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {model.name:<20} {line}", flush=True)
+                rows = [(model.name, "-", None, None, None, "-", False,
+                         harness.harness_failure(e, args.cache, work))]
+        for name, method, ours, theirs, ratio, against, ok, note in rows:
+            passed += ok
+            failed += not ok
+            fmt = lambda v: "-" if v is None else f"{v:.3e}"  # noqa: E731
+            print(f"{'ok  ' if ok else 'FAIL'} {name:<20} {method:<26} qlower {fmt(ours)}, "
+                  f"ONNX Runtime ({against}) {fmt(theirs)}: ratio "
+                  f"{'-' if ratio is None else f'{ratio:.3f}'} ({note})", flush=True)
+        all_rows += rows
+    print()
+    print(table(all_rows, methods))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
