@@ -5,6 +5,7 @@ mod bench_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
+mod upgrade_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,6 +75,9 @@ enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Quantize a float ONNX model (post-training, dynamic or static).
     Quantize(quantize_cmd::QuantizeArgs),
+    /// Raise a model's default ONNX opset (7..12 to 13..18), converting the nodes whose
+    /// signature or meaning changed.
+    UpgradeOpset(upgrade_cmd::UpgradeArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,6 +109,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Run(args)) => run_cmd::run(args),
         Some(Command::Bench(args)) => bench_cmd::run(args),
         Some(Command::Quantize(args)) => quantize_cmd::run(args),
+        Some(Command::UpgradeOpset(args)) => upgrade_cmd::run(args),
         None => compile_command(cli.compile),
     }
 }

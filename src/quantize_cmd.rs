@@ -74,6 +74,13 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;
     let model = load_model(&args.model)?;
-    let quantized = quantize::quantize(model, &options)?;
-    encode::write(&quantized, &args.output)
+    let (quantized, upgrade) = quantize::quantize_and_report(model, &options)?;
+    encode::write(&quantized, &args.output)?;
+    if let Some(report) = upgrade.filter(|r| r.changed()) {
+        eprintln!(
+            "qlower quantize: raised the default opset {report} so that weights are quantized \
+             per channel"
+        );
+    }
+    Ok(())
 }
