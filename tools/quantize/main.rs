@@ -3,7 +3,9 @@
 //! output with onnx.checker, ONNX Runtime (accuracy against the float model, static
 //! minmax parameters against ORT's `quantize_static`) and `qlower run`. See
 //! `tools/quantize/check.py`. `int4_accuracy.py` holds `--weight-type int4` to ONNX
-//! Runtime's MatMulNBits quantizer.
+//! Runtime's MatMulNBits quantizer. `opset_upgrade.py` checks the opset converter
+//! (`qlower upgrade-opset`, and `quantize --per-channel` on old models) against ONNX
+//! Runtime run on the models before and after conversion.
 
 #[path = "../oracle_script.rs"]
 mod oracle_script;
@@ -30,5 +32,19 @@ fn int4_weights_are_as_accurate_as_onnx_runtimes_quantizer() {
         "tools/quantize/int4_accuracy.py",
         &["--qlower", QLOWER, "--blocks", "32,64,128"],
         "qlower quantize --weight-type int4 is less accurate than ONNX Runtime's",
+    );
+}
+
+/// `qlower upgrade-opset` on small models at opsets 7 to 12 (Softmax family on every
+/// axis, Split, Squeeze, Unsqueeze, Reduce*, Clip, Pad, Slice, TopK, Upsample,
+/// Resize-10, BatchNormalization, Dropout, Scatter): each result passes onnx.checker's
+/// full check and gives ONNX Runtime's outputs of the old model; unconvertible nodes are
+/// refused by name. See `tools/quantize/opset_upgrade.py`.
+#[test]
+fn opset_upgrade_keeps_onnx_runtimes_results() {
+    run_oracle_script(
+        "tools/quantize/opset_upgrade.py",
+        &["--qlower", QLOWER],
+        "a model converted by qlower upgrade-opset disagrees with the original",
     );
 }
