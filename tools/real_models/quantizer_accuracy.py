@@ -72,9 +72,11 @@ def quantize_with_qlower(args, source, samples, work):
 
 
 def at_opset_13(source, work):
-    """The model converted to opset 13 when older: per-channel DequantizeLinear needs its
-    `axis`, and both quantizers refuse (qlower) or mislabel (ONNX Runtime) older models, so
-    both get the same converted model, as run.py's forms do."""
+    """ONNX Runtime's input: the model converted to opset 13 by onnx's version_converter
+    when older. Per-channel DequantizeLinear needs its `axis` (opset 13), and given the
+    older model ONNX Runtime's quantizer quietly quantizes per tensor, a weaker baseline.
+    qlower gets the model as shipped: `qlower quantize --per-channel` converts it itself
+    (`opset_upgrade`), and `check_per_channel` holds it to that."""
     opset = next((o.version for o in onnx.load(source, load_external_data=False).opset_import
                   if o.domain in ("", "ai.onnx")), 13)
     if opset >= 13:
@@ -83,6 +85,29 @@ def at_opset_13(source, work):
     upgraded = os.path.join(work, "opset13.onnx")
     onnx.save(version_converter.convert_version(onnx.load(source), 13), upgraded)
     return upgraded
+
+
+def default_opset(model):
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+
+
+def check_per_channel(path):
+    """None when qlower's model imports opset 13 or newer and every weight's
+    DequantizeLinear (one reading an initializer with more than one dimension) has `axis`
+    (per channel); otherwise what is wrong."""
+    model = onnx.load(path, load_external_data=False)
+    if default_opset(model) < 13:
+        return f"qlower's model imports opset {default_opset(model)}"
+    inits = {t.name: t for t in model.graph.initializer}
+    weights = [n for n in model.graph.node if n.op_type == "DequantizeLinear"
+               and n.input[0] in inits and len(inits[n.input[0]].dims) > 1]
+    if not weights:
+        return "qlower's model has no weight DequantizeLinear"
+    per_tensor = [n.name or n.output[0] for n in weights
+                  if not any(a.name == "axis" for a in n.attribute)]
+    if per_tensor:
+        return f"{len(per_tensor)} weight DequantizeLinear without axis, e.g. {per_tensor[0]}"
+    return None
 
 
 def quantize_with_ort(source, samples, work):
@@ -138,23 +163,31 @@ def error_against(reference, outputs):
 def compare(args, model, work):
     """(passed, line) for one model."""
     source = harness.fetch(model, args.cache)
-    quantizable = at_opset_13(source, work)
     samples = calibration_samples(model)
     inputs = held_out_inputs(model)
     start = time.perf_counter()
-    ours = quantize_with_qlower(args, quantizable, samples, work)
+    ours = quantize_with_qlower(args, source, samples, work)
     ours_s = time.perf_counter() - start
+    wrong = check_per_channel(ours)
+    if wrong:
+        return False, wrong
     start = time.perf_counter()
-    theirs = quantize_with_ort(quantizable, samples, work)
+    theirs = quantize_with_ort(at_opset_13(source, work), samples, work)
     theirs_s = time.perf_counter() - start
     reference = [ort_oracle.run(source, feeds, threads=args.threads) for feeds in inputs]
     ours_err = error_against(reference, run_qlower(args, ours, inputs, work))
+    # qlower's model must run in ONNX Runtime too, and as accurately.
+    ours_ort = [ort_oracle.run(ours, feeds, threads=args.threads) for feeds in inputs]
+    ours_ort_err = error_against(reference, [lambda n, r=r: r[n] for r in ours_ort])
     theirs_runs = [ort_oracle.run(theirs, feeds, threads=args.threads) for feeds in inputs]
     theirs_err = error_against(reference, [lambda n, r=r: r[n] for r in theirs_runs])
     bound = RATIO * theirs_err + SLACK
-    passed = ours_err <= bound
+    passed = ours_err <= bound and ours_ort_err <= bound
     ratio = ours_err / theirs_err if theirs_err > 0 else float("inf")
-    return passed, (f"qlower quantize {ours_err:.3e} ({ours_s:.1f} s), ONNX Runtime quantize_static "
+    opset = default_opset(onnx.load(source, load_external_data=False))
+    upgraded = f" (opset {opset} converted by qlower)" if opset < 13 else ""
+    return passed, (f"qlower quantize {ours_err:.3e} ({ours_s:.1f} s; in ONNX Runtime "
+                    f"{ours_ort_err:.3e}){upgraded}, ONNX Runtime quantize_static "
                     f"{theirs_err:.3e} ({theirs_s:.1f} s): ratio {ratio:.3f}, bound {bound:.3e}")
 
 
