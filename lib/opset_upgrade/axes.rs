@@ -20,6 +20,8 @@ pub fn to_input(
     let values = at.optional_ints(attribute)?;
     let mut node = at.without(&[attribute]);
     match values {
+        // An empty list meant "every axis" (Squeeze, the Reduce ops), as no input does.
+        Some(values) if values.is_empty() && !required => {}
         Some(values) => {
             let base = format!("{}_{attribute}", output_base(at));
             let name = edit.int64s(&base, &values, false);

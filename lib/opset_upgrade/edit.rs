@@ -58,6 +58,14 @@ impl At<'_> {
         }
     }
 
+    /// Output `i`, which the op requires.
+    pub fn output(&self, i: usize) -> Result<&str> {
+        match self.node.output.get(i).map(String::as_str) {
+            Some(name) if !name.is_empty() => Ok(name),
+            _ => bail!("{}: output {i} is missing", self.label),
+        }
+    }
+
     /// The node without the named attributes, everything else kept.
     pub fn without(&self, names: &[&str]) -> NodeProto {
         let mut node = self.node.clone();

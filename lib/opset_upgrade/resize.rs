@@ -31,7 +31,7 @@ pub fn upsample(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
         at.input(1)?.to_string()
     };
     // Upsample never shrinks (ONNX Runtime refuses scales below 1), so truncation is floor.
-    resize(edit, at, &x, &scales, "floor")
+    resize(at, &x, &scales, "floor")
 }
 
 /// Resize-10: (X, scales) → (X, roi = "", scales).
@@ -63,16 +63,10 @@ pub fn resize_10(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
     } else {
         "floor"
     };
-    resize(edit, at, &x, &scales, nearest)
+    resize(at, &x, &scales, nearest)
 }
 
-fn resize(
-    _edit: &mut Edit,
-    at: &At,
-    x: &str,
-    scales: &str,
-    nearest_mode: &str,
-) -> Result<Option<Vec<NodeProto>>> {
+fn resize(at: &At, x: &str, scales: &str, nearest_mode: &str) -> Result<Option<Vec<NodeProto>>> {
     let mode = at.string("mode", "nearest")?;
     if mode != "nearest" && mode != "linear" {
         return Err(at.fail(format!("mode '{mode}' is not nearest or linear")));

@@ -13,7 +13,7 @@ use crate::onnx::proto::NodeProto;
 pub fn convert(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
     let axis = at.int("axis", 1)?;
     let x = at.input(0)?;
-    let y = at.node.output.first().cloned().unwrap_or_default();
+    let y = at.output(0)?.to_string();
     let rank = edit.facts.rank(x).map(|r| r as i64);
     if let Some(r) = rank
         && (axis < -r || axis >= r)
@@ -46,12 +46,19 @@ pub fn convert(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
     op.output = vec![normalized.clone()];
     op.attribute.push(int_attribute("axis", 1));
     let shape_of = edit.node("Shape", &format!("{base}_shape"), &[x], &[&shape], vec![]);
+    // From 14 a 0 in the shape copies the input's dimension unless `allowzero`; the
+    // shape read here is the real one, so an empty dimension must stay 0.
+    let allowzero = if edit.target >= 14 {
+        vec![int_attribute("allowzero", 1)]
+    } else {
+        vec![]
+    };
     let reshape = edit.node(
         "Reshape",
         &format!("{base}_reshape"),
         &[&normalized, &shape],
         &[&y],
-        vec![],
+        allowzero,
     );
     let dtype = edit.facts.ty(x).and_then(|t| t.dtype);
     let two_d = TensorType {

@@ -139,6 +139,13 @@ def axes_cases():
     for op in ["ReduceMean", "ReduceMax", "ReduceL2"]:
         m, feeds = unary(op, 11, x, axes=[1, 3], keepdims=1)
         cases.append(Case(f"{op}-11 to opset 18", m, feeds, target=18))
+    m, feeds = unary("Squeeze", 11, [1, 3, 1, 2])
+    m.graph.node[0].attribute.append(
+        helper.make_attribute("axes", [], attr_type=onnx.AttributeProto.INTS))
+    cases.append(Case("Squeeze-11 axes [] (every 1)", m, feeds))
+    for axis in [0, 1]:
+        m, feeds = unary("Softmax", 11, [2, 3, 4], axis=axis)
+        cases.append(Case(f"Softmax-11 axis {axis} to opset 18", m, feeds, target=18))
     m, feeds = unary("ReduceMean", 11, x, axes=[1])
     cases.append(Case("ReduceMean-11 to opset 13 (unchanged)", m, feeds))
     n = helper.make_node("Split", ["x"], ["a", "b", "c"], name="split3", axis=1)
