@@ -26,6 +26,11 @@ impl Names {
         Names(used)
     }
 
+    /// Marks `name` as used (a name of a subgraph, which `of` does not look into).
+    pub fn reserve(&mut self, name: &str) {
+        self.0.insert(name.to_string());
+    }
+
     /// `base`, or `base_1`, `base_2`, ... : the first one not used yet, now reserved.
     pub fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_string();

@@ -47,7 +47,12 @@ impl Facts {
                 dtype: crate::onnx::dtype::DType::from_onnx(init.data_type).ok(),
                 shape: Some(init.dims.iter().map(|&d| Some(d)).collect()),
             };
-            let small = init.dims.iter().product::<i64>() <= 64;
+            // Checked, as the dims are the file's word.
+            let count = init
+                .dims
+                .iter()
+                .try_fold(1i64, |n, &d| if d < 0 { None } else { n.checked_mul(d) });
+            let small = count.is_some_and(|n| n <= 64);
             let value = small.then(|| tensor::decode(init, dir).ok()).flatten();
             facts.insert(
                 init.name.clone(),

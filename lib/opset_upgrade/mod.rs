@@ -16,6 +16,7 @@ mod legacy;
 mod resize;
 mod slice_topk;
 mod softmax;
+mod subgraphs;
 #[cfg(test)]
 mod tests;
 
@@ -27,7 +28,6 @@ use anyhow::{Result, bail};
 use crate::onnx::names::Names;
 use crate::onnx::node_label;
 use crate::onnx::proto::NodeProto;
-use crate::onnx::proto::attribute_proto::AttributeType;
 use crate::onnx::validate::{ValidModel, canonical_domain, validate};
 use edit::{At, Edit};
 use facts::Facts;
@@ -129,28 +129,8 @@ pub fn upgrade(model: ValidModel, target: i64) -> Result<(ValidModel, Report)> {
         to: target,
         ..Default::default()
     };
-    let mut converted = Vec::with_capacity(nodes.len());
-    for (i, node) in nodes.into_iter().enumerate() {
-        if !canonical_domain(&node.domain).is_empty() {
-            converted.push(node);
-            continue;
-        }
-        let label = node_label(&node, i);
-        match convert_node(
-            &mut edit,
-            &At {
-                node: &node,
-                label: &label,
-            },
-        )? {
-            Some(new) => {
-                *report.converted.entry(node.op_type.clone()).or_default() += 1;
-                converted.extend(new);
-            }
-            None => converted.push(node),
-        }
-    }
-    graph.node = converted;
+    subgraphs::reserve_names(&nodes, &mut edit);
+    graph.node = convert_nodes(&mut edit, nodes, "", &mut report)?.0;
     graph.initializer.append(&mut edit.initializers);
     for opset in proto.opset_import.iter_mut() {
         if canonical_domain(&opset.domain).is_empty() {
@@ -164,17 +144,46 @@ pub fn upgrade(model: ValidModel, target: i64) -> Result<(ValidModel, Report)> {
     Ok((model, report))
 }
 
-/// The node(s) replacing `at.node` at the target opset, or `None` to keep it.
-fn convert_node(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
-    if let Some(a) = at.node.attribute.iter().find(|a| {
-        let kind = crate::onnx::attributes::kind(a);
-        kind == AttributeType::Graph || kind == AttributeType::Graphs
-    }) {
-        return Err(at.fail(format!(
-            "its subgraph '{}' would need converting too, which the converter does not do",
-            a.name
-        )));
+/// `nodes` converted one by one (`within` names the node whose body they are, for
+/// messages), counted in `report`; also says whether any changed.
+fn convert_nodes(
+    edit: &mut Edit,
+    nodes: Vec<NodeProto>,
+    within: &str,
+    report: &mut Report,
+) -> Result<(Vec<NodeProto>, bool)> {
+    let mut converted = Vec::with_capacity(nodes.len());
+    let mut changed = false;
+    for (i, node) in nodes.into_iter().enumerate() {
+        if !canonical_domain(&node.domain).is_empty() {
+            converted.push(node);
+            continue;
+        }
+        let label = format!("{}{within}", node_label(&node, i));
+        let at = At {
+            node: &node,
+            label: &label,
+        };
+        let new = if subgraphs::has_subgraph(&node) {
+            subgraphs::convert(edit, &at, report)?
+        } else {
+            convert_node(edit, &at)?
+        };
+        match new {
+            Some(new) => {
+                *report.converted.entry(node.op_type.clone()).or_default() += 1;
+                converted.extend(new);
+                changed = true;
+            }
+            None => converted.push(node),
+        }
     }
+    Ok((converted, changed))
+}
+
+/// The node(s) replacing `at.node` (which has no subgraph) at the target opset, or
+/// `None` to keep it.
+fn convert_node(edit: &mut Edit, at: &At) -> Result<Option<Vec<NodeProto>>> {
     let (source, target) = (edit.source, edit.target);
     let op = at.node.op_type.as_str();
     match op {

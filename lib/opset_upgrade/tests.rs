@@ -351,3 +351,42 @@ fn a_read_dropout_mask_of_opset_7_is_refused() {
     assert_eq!(n.output, ["y"]);
     assert_eq!(initializer_floats(&m, &n.input[1]), [0.2f32 as f64]);
 }
+
+fn with_body(op: &str, name: &str, body: Vec<NodeProto>) -> NodeProto {
+    let mut n = node(op, name, vec![]);
+    n.attribute.push(AttributeProto {
+        name: "body".into(),
+        r#type: AttributeType::Graph as i32,
+        g: Some(GraphProto {
+            node: body,
+            output: vec![value("b", None)],
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    n
+}
+
+#[test]
+fn bodies_are_converted_and_their_refusals_name_both_nodes() {
+    let mut squeeze = node("Squeeze", "inner", vec![ints("axes", &[0])]);
+    squeeze.output = vec!["b".into()];
+    let m = one_node(with_body("Loop", "loop", vec![squeeze]), 11, Some(&[1]));
+    let (m, report) = upgrade(m, 13).unwrap();
+    let body = m.graph().node[0].attribute[0].g.as_ref().unwrap();
+    assert_eq!(initializer_ints(&m, &body.node[0].input[1]), [0]);
+    assert_eq!(report.converted.get("Squeeze"), Some(&1));
+
+    let mut strings = node("StringNormalizer", "inner", vec![]);
+    strings.output = vec!["b".into()];
+    let m = one_node(with_body("If", "branch", vec![strings]), 11, Some(&[1]));
+    let err = upgrade(m, 13).err().unwrap().to_string();
+    assert!(
+        err.contains("node 'inner' (StringNormalizer) in a body of node 'branch' (If)"),
+        "{err}"
+    );
+
+    let m = one_node(with_body("Scan", "scan", vec![]), 8, Some(&[1]));
+    let err = upgrade(m, 13).err().unwrap().to_string();
+    assert!(err.contains("node 'scan' (Scan)"), "{err}");
+}

@@ -230,6 +230,39 @@ def legacy_cases():
     return cases
 
 
+def subgraph_cases():
+    """Bodies of If and Loop are converted like the main graph."""
+    cases = []
+    x = [2, 3]
+    then = helper.make_graph(
+        [helper.make_node("Softmax", ["x"], ["t"], name="body_softmax", axis=0)], "then", [],
+        [vi("t", x)])
+    other = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["x"], ["u"], name="body_unsqueeze", axes=[0]),
+         helper.make_node("Squeeze", ["u"], ["e"], name="body_squeeze", axes=[0])],
+        "else", [], [vi("e", x)])
+    m = model([helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then,
+                                else_branch=other)],
+              [vi("c", [], TensorProto.BOOL), vi("x", x)], [vi("y", x)], 11)
+    for c in [True, False]:
+        cases.append(Case(f"If-11 with converted branches, cond {c}", m,
+                          {"c": np.array(c), "x": rand(x)}))
+    body = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["v"], ["u"], name="loop_unsqueeze", axes=[0]),
+         helper.make_node("ReduceSum", ["u"], ["s"], name="loop_sum", axes=[0], keepdims=0),
+         helper.make_node("LogSoftmax", ["s"], ["l"], name="loop_logsoftmax", axis=0),
+         helper.make_node("Add", ["l", "v"], ["v_out"], name="loop_add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="loop_cond")],
+        "body", [vi("i", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL), vi("v", x)],
+        [vi("cond_out", [], TensorProto.BOOL), vi("v_out", x)])
+    trips = numpy_helper.from_array(np.array(3, np.int64), "trips")
+    keep = numpy_helper.from_array(np.array(True), "keep")
+    m = model([helper.make_node("Loop", ["trips", "keep", "x"], ["y"], name="loop", body=body)],
+              [vi("x", x)], [vi("y", x)], 11, [trips, keep])
+    cases.append(Case("Loop-11 with a converted body", m, {"x": rand(x)}))
+    return cases
+
+
 def mixed_case():
     """Conv, BatchNormalization, Softmax on the channel axis of a 4-D tensor, Squeeze."""
     x = [1, 3, 6, 6]
@@ -277,20 +310,22 @@ def run_case(args, case, tmp):
 
 def refusals(args, tmp):
     """Nodes the converter cannot convert: exit 1, the node named, no output file."""
-    then = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [],
-                             [vi("t", [2])])
-    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", [2])])
+    s = numpy_helper.from_array(np.array([1, 1, 2, 0.5], np.float32), "s")
+    then = helper.make_graph([helper.make_node("Resize", ["x", "s"], ["t"], name="inner_resize",
+                                               mode="nearest")],
+                             "then", [], [vi("t", [1, 1, 8, 2])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                              [vi("e", [1, 1, 4, 4])])
     cond = numpy_helper.from_array(np.array(True), "cond")
     m_if = model([helper.make_node("If", ["cond"], ["y"], name="branchy", then_branch=then,
                                    else_branch=other)],
-                 [vi("x", [2])], [vi("y", [2])], 11, [cond])
-    s = numpy_helper.from_array(np.array([1, 1, 2, 0.5], np.float32), "s")
+                 [vi("x", [1, 1, 4, 4])], [vi("y", None)], 10, [cond, s])
     m_mixed = model([helper.make_node("Resize", ["x", "s"], ["y"], name="mixed_resize",
                                       mode="nearest")],
                     [vi("x", [1, 1, 4, 4])], [vi("y", None)], 10, [s])
     m_unknown = model([helper.make_node("StringNormalizer", ["x"], ["y"], name="strings")],
                       [vi("x", [2], TensorProto.STRING)], [vi("y", None, TensorProto.STRING)], 10)
-    for m, node, op in [(m_if, "branchy", "If"), (m_mixed, "mixed_resize", "Resize"),
+    for m, node, op in [(m_if, "inner_resize", "Resize"), (m_mixed, "mixed_resize", "Resize"),
                         (m_unknown, "strings", "StringNormalizer")]:
         src, dst = os.path.join(tmp, "refused.onnx"), os.path.join(tmp, "refused_out.onnx")
         onnx.save(m, src)
@@ -332,7 +367,7 @@ def main():
     parser.add_argument("--qlower", required=True)
     args = parser.parse_args()
     cases = softmax_cases() + axes_cases() + attribute_input_cases() + resize_cases() \
-        + legacy_cases()
+        + legacy_cases() + subgraph_cases()
     m, feeds = mixed_case()
     cases.append(Case("Conv, Softmax on channels, Squeeze at opset 11", m, feeds))
     with tempfile.TemporaryDirectory(prefix="qlower-opset-upgrade-") as tmp:
