@@ -9,7 +9,12 @@ For each model of `manifest.py` that has a static quantized form (`qdq` among it
    and through a CalibrationDataReader to ONNX Runtime's `quantize_static` (QDQ,
    per-channel, int8 weights, uint8 activations, MinMax), both told to quantize the same
    op types (`OP_TYPES`; ONNX Runtime's default list is longer, and a model with fewer
-   quantized ops would be more accurate for that reason alone);
+   quantized ops would be more accurate for that reason alone). qlower gets the model as
+   shipped, and converts one older than opset 13 itself (its weights must come out per
+   channel, `check_per_channel`); ONNX Runtime gets onnx's version_converter's opset-13
+   model, without which it would quantize per tensor. (ppocr-cls keeps its weights in
+   Constant nodes, which ONNX Runtime's quantizer quantizes per tensor as activations
+   even at opset 13; qlower lifts them to initializers.)
 2. qlower's model runs with `qlower run`, ONNX Runtime's in ONNX Runtime (exact mode,
    tools/ort_oracle.py), on `HELD_OUT` other generated inputs;
 3. each is compared with the float model's output (ONNX Runtime): relative L2 over all
