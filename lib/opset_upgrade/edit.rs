@@ -127,8 +127,8 @@ impl Edit {
         name
     }
 
-    /// A new default-domain node named after `base`, with fresh output names when
-    /// `outputs` are bases (`Fresh`) or the given ones.
+    /// A new default-domain node with a fresh name made from `base`; its inputs and
+    /// outputs are the given names.
     pub fn node(
         &mut self,
         op: &str,

@@ -2,10 +2,11 @@
 //! whose signature or meaning changed on the way, so that per-channel quantization
 //! (DequantizeLinear's `axis`, opset 13) can be applied to older models.
 //!
-//! Each op family has its file; `convert_node` says which applies. A node of an op
-//! this converter does not know is refused with its name, never carried over
-//! unchanged on the hope that nothing changed. Ops of other domains are left alone.
-//! The result is validated again, so it has a fresh node order.
+//! Each op family has its file; `convert_node` says which applies, and `subgraphs.rs`
+//! takes the bodies of If, Loop and Scan. A node of an op this converter does not know
+//! is refused with its name, never carried over unchanged on the hope that nothing
+//! changed. Ops of other domains are left alone. The result is validated again, so it
+//! has a fresh node order.
 
 mod axes;
 mod bounds;
