@@ -12,6 +12,7 @@ pub mod ir;
 pub mod kernels;
 pub mod onnx;
 pub mod ops;
+pub mod opset_upgrade;
 pub mod output;
 pub mod pipeline;
 pub mod progress;

@@ -6,6 +6,7 @@ mod compare_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
+mod upgrade_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,6 +78,9 @@ enum Command {
     Quantize(Box<quantize_cmd::QuantizeArgs>),
     /// Measure a quantized model's error against its float model, tensor by tensor.
     Compare(compare_cmd::CompareArgs),
+    /// Raise a model's default ONNX opset (7..12 to 13..18), converting the nodes whose
+    /// signature or meaning changed.
+    UpgradeOpset(upgrade_cmd::UpgradeArgs),
 }
 
 fn main() -> ExitCode {
@@ -109,6 +113,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Bench(args)) => bench_cmd::run(args),
         Some(Command::Quantize(args)) => quantize_cmd::run(*args),
         Some(Command::Compare(args)) => compare_cmd::run(args),
+        Some(Command::UpgradeOpset(args)) => upgrade_cmd::run(args),
         None => compile_command(cli.compile),
     }
 }

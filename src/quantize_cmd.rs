@@ -146,8 +146,14 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         bail!("--report needs --mode static: it compares over the calibration samples");
     }
     let model = load_model(&args.model)?;
-    let quantized = quantize::quantize(model, &options)?;
+    let (quantized, upgrade) = quantize::quantize_and_report(model, &options)?;
     encode::write(&quantized, &args.output)?;
+    if let Some(report) = upgrade.filter(|r| r.changed()) {
+        eprintln!(
+            "qlower quantize: raised the default opset {report} so that weights are quantized \
+             per channel"
+        );
+    }
     let (Some(to), Some(dir)) = (&args.report, &options.calibration) else {
         return Ok(());
     };

@@ -4,7 +4,7 @@ mod attributes;
 mod graph;
 mod meta;
 pub mod shape_inference;
-mod value_types;
+pub(crate) mod value_types;
 
 use anyhow::{Result, bail};
 use melior::Context;

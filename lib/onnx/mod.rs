@@ -4,6 +4,7 @@ pub mod attributes;
 pub mod dtype;
 pub mod external_data;
 pub mod load;
+pub mod names;
 pub mod tensor;
 pub mod validate;
 pub mod window;

@@ -14,43 +14,11 @@ use crate::onnx::proto::{
 };
 use crate::onnx::tensor;
 
+pub use crate::onnx::names::Names;
+
 /// ONNX `TensorProto.DataType` codes used here.
 pub const FLOAT: i32 = 1;
 pub const INT32: i32 = 6;
-
-/// Names already used by the graph, and new ones made unique against them.
-pub struct Names(HashSet<String>);
-
-impl Names {
-    pub fn of(graph: &GraphProto) -> Names {
-        let mut used = HashSet::new();
-        let values = graph
-            .input
-            .iter()
-            .chain(&graph.output)
-            .chain(&graph.value_info)
-            .map(|v| v.name.clone());
-        used.extend(values);
-        used.extend(graph.initializer.iter().map(|t| t.name.clone()));
-        for n in &graph.node {
-            used.extend(n.input.iter().chain(&n.output).cloned());
-            used.insert(n.name.clone());
-        }
-        Names(used)
-    }
-
-    /// `base`, or `base_1`, `base_2`, ... : the first one not used yet, now reserved.
-    pub fn fresh(&mut self, base: &str) -> String {
-        let mut name = base.to_string();
-        let mut i = 1;
-        while self.0.contains(&name) {
-            name = format!("{base}_{i}");
-            i += 1;
-        }
-        self.0.insert(name.clone());
-        name
-    }
-}
 
 /// A float initializer's elements and shape; `None` when `name` is not a float
 /// initializer.

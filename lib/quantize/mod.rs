@@ -36,10 +36,11 @@ mod weights;
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::onnx::proto::ModelProto;
 use crate::onnx::validate::ValidModel;
+use crate::opset_upgrade;
 pub use params::QType;
 pub use range_options::{RangeOptions, WeightRange};
 
@@ -285,12 +286,45 @@ impl Options {
 
 /// Quantizes `model` as `options` say and returns the new model.
 pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
+    quantize_and_report(model, options).map(|(model, _)| model)
+}
+
+/// The opset per-channel weights need: DequantizeLinear's `axis` came with 13.
+pub const PER_CHANNEL_OPSET: i64 = 13;
+
+/// `quantize`, also saying how the model's opset was raised when it was. Per-channel
+/// weights need DequantizeLinear's `axis`, so a model older than opset 13 is first
+/// converted to 13 (`opset_upgrade`); ONNX Runtime's quantizer instead quantizes such a
+/// model per tensor without saying so.
+pub fn quantize_and_report(
+    model: ValidModel,
+    options: &Options,
+) -> Result<(ModelProto, Option<opset_upgrade::Report>)> {
     options.check()?;
-    match options.mode {
+    let mut report = None;
+    let model = if options.per_channel
+        && options.mode != Mode::WeightOnly
+        && model.default_opset() < PER_CHANNEL_OPSET
+    {
+        let opset = model.default_opset();
+        let (model, done) =
+            opset_upgrade::upgrade(model, PER_CHANNEL_OPSET).with_context(|| {
+                format!(
+                    "the model imports default opset {opset}, and per-channel weights need \
+                 opset {PER_CHANNEL_OPSET}; converting it failed"
+                )
+            })?;
+        report = Some(done);
+        model
+    } else {
+        model
+    };
+    let quantized = match options.mode {
         Mode::Dynamic => dynamic::quantize(model, options),
         Mode::Static => static_qdq::quantize(model, options),
         Mode::WeightOnly => weight_only::quantize(model, options.block_size),
-    }
+    }?;
+    Ok((quantized, report))
 }
 
 #[cfg(test)]

@@ -50,7 +50,8 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
     let needed = if options.per_channel { 13 } else { 11 };
     if opset < needed {
         bail!(
-            "the model imports default opset {opset}; quantizing it{} needs opset {needed} or newer",
+            "the model imports default opset {opset}; quantizing it{} needs opset {needed} or \
+             newer (`qlower upgrade-opset` converts it)",
             if options.per_channel {
                 " per channel"
             } else {

@@ -271,6 +271,23 @@ def test_quantize_equals_the_command_line(mode, tmp_path):
     assert y.shape == (2, 8)
 
 
+def test_quantize_per_channel_converts_an_old_opset_and_warns(tmp_path):
+    """An opset-11 model: per-channel weights need opset 13, so the model is converted, as
+    the command line does, and a UserWarning says what the command line says on stderr."""
+    model = float_mlp()
+    model.opset_import[0].version = 11
+    model.ir_version = 6
+    model_path = tmp_path / "mlp11.onnx"
+    onnx.save(model, model_path)
+    done = cli("quantize", model_path, "-o", tmp_path / "cli.onnx", "--mode", "dynamic",
+               "--per-channel")
+    assert "raised the default opset 11 → 13" in done.stderr
+    with pytest.warns(UserWarning, match="raised the default opset 11 → 13"):
+        got = qlower.quantize(model_path, mode="dynamic", per_channel=True)
+    assert got == (tmp_path / "cli.onnx").read_bytes()
+    assert onnx.load_from_string(got).opset_import[0].version == 13
+
+
 def test_quantize_refuses_what_the_command_line_refuses(tmp_path):
     model_path = tmp_path / "mlp.onnx"
     onnx.save(float_mlp(), model_path)

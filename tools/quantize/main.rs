@@ -5,6 +5,9 @@
 //! `tools/quantize/check.py`. `int4_accuracy.py` holds `--weight-type int4` to ONNX
 //! Runtime's MatMulNBits quantizer. `report.py` checks `quantize --report` and
 //! `--keep-16bit`.
+//! `opset_upgrade.py` checks the opset converter (`qlower upgrade-opset`, and
+//! `quantize --per-channel` on old models) against ONNX Runtime run on the models before
+//! and after conversion.
 
 #[path = "../oracle_script.rs"]
 mod oracle_script;
@@ -45,5 +48,19 @@ fn report_suggestions_lower_the_error() {
         "tools/quantize/report.py",
         &["--qlower", QLOWER],
         "qlower quantize --report or --keep-16bit failed its checks",
+    );
+}
+
+/// `qlower upgrade-opset` on small models at opsets 7 to 12 (Softmax family on every
+/// axis, Split, Squeeze, Unsqueeze, Reduce*, Clip, Pad, Slice, TopK, Upsample,
+/// Resize-10, BatchNormalization, Dropout, Scatter): each result passes onnx.checker's
+/// full check and gives ONNX Runtime's outputs of the old model; unconvertible nodes are
+/// refused by name. See `tools/quantize/opset_upgrade.py`.
+#[test]
+fn opset_upgrade_keeps_onnx_runtimes_results() {
+    run_oracle_script(
+        "tools/quantize/opset_upgrade.py",
+        &["--qlower", QLOWER],
+        "a model converted by qlower upgrade-opset disagrees with the original",
     );
 }
