@@ -251,6 +251,15 @@ impl<'t, 'c, 'a> Ops<'t, 'c, 'a> {
         self.join("stack", xs, first.rank(), dims)
     }
 
+    pub fn stack_first(&self, xs: &[&Tensor<'c, 'a>]) -> Result<Tensor<'c, 'a>> {
+        let Some(first) = xs.first() else {
+            bail!("stacking no tensors");
+        };
+        let mut dims = vec![Some(xs.len() as i64)];
+        dims.extend(first.dims.iter().copied());
+        self.join("stack", xs, 0, dims)
+    }
+
     /// An element-wise op of two tensors, broadcast as numpy does.
     pub fn binary(
         &self,

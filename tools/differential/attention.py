@@ -5,7 +5,8 @@ halves and interleaved, partial rotary, position ids per token or one offset),
 MultiHeadAttention (self and cross attention, bias, key padding masks of both forms,
 unidirectional, attention bias, a past key/value cache) and GroupQueryAttention (prompt
 and decode steps over a cache, rotary in both layouts, packed QKV, local window, softcap,
-explicit scale).
+explicit scale), Attention (masks as lengths and 0/1, unidirectional, a past, uneven
+qkv_hidden_sizes), QAttention and EmbedLayerNormalization.
 
     attention.py --qlower PATH [--seed S]
 
@@ -31,7 +32,8 @@ import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
 BOUND = 1e-5
 MS = "com.microsoft"
 ELEM = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int32): TensorProto.INT32,
-        np.dtype(np.int64): TensorProto.INT64}
+        np.dtype(np.int64): TensorProto.INT64, np.dtype(np.uint8): TensorProto.UINT8,
+        np.dtype(np.int8): TensorProto.INT8}
 
 
 def rel_l2(got, want):
@@ -39,15 +41,17 @@ def rel_l2(got, want):
     return float(np.linalg.norm(np.asarray(got, np.float64) - want) / max(np.linalg.norm(want), 1e-30))
 
 
-def node_model(op, inputs, outputs, attrs):
+def node_model(op, inputs, outputs, attrs, out_types=None):
     """One com.microsoft node; `inputs` maps names to arrays ("" leaves an input out)."""
+    out_types = out_types or {}
     names = [n if not n.startswith("_") else "" for n in inputs]
     node = helper.make_node(op, names, outputs, name="n", domain=MS, **attrs)
     graph = helper.make_graph(
         [node], "attention",
         [helper.make_tensor_value_info(n, ELEM[v.dtype], list(v.shape))
          for n, v in inputs.items() if not n.startswith("_")],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs])
+        [helper.make_tensor_value_info(o, ELEM[np.dtype(out_types.get(o, np.float32))], None)
+         for o in outputs])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid(MS, 1)])
     model.ir_version = 8
@@ -245,6 +249,86 @@ def gqa_cases(rng):
            {"num_heads": 4, "kv_num_heads": 4})
 
 
+def packed_cases(rng):
+    """com.microsoft Attention (one projection for Q, K and V) and QAttention."""
+    b, s, n, h = 2, 5, 4, 8
+    d = n * h
+    scale = 1 / np.sqrt(h)
+    x = f32(rng, b, s, d)
+    w = f32(rng, d, 3 * d, scale=d ** -0.5)
+    bias = f32(rng, 3 * d, scale=0.1)
+
+    def reference(x, w, bias, sizes=(d, d, d), additive=None, past=None):
+        qkv = x.astype(np.float64) @ w + bias
+        dq, dk, _ = sizes
+        Q, K, V = heads(qkv[..., :dq], n), heads(qkv[..., dq:dq + dk], n), heads(qkv[..., dq + dk:], n)
+        if past is not None:
+            K, V = np.concatenate([past[0], K], 2), np.concatenate([past[1], V], 2)
+        present = np.stack([K, V]) if K.shape == V.shape else None
+        return attend(Q, K, V, 1 / np.sqrt(dq // n), additive), present
+
+    y, _ = reference(x, w, bias)
+    yield ("attention", "Attention", {"x": x, "w": w, "b": bias}, {"y": y}, {"num_heads": n})
+    mask = np.ones((b, s), np.int32)
+    mask[0, 4:] = 0
+    mask[1, 2:] = 0
+    pad = np.where(mask[:, None, None, :] == 0, -10000.0, 0.0)
+    y, _ = reference(x, w, bias, additive=pad)
+    yield ("attention 2-D mask", "Attention", {"x": x, "w": w, "b": bias, "m": mask}, {"y": y},
+           {"num_heads": n})
+    lengths = mask.sum(1).astype(np.int32)
+    yield ("attention lengths", "Attention", {"x": x, "w": w, "b": bias, "m": lengths}, {"y": y},
+           {"num_heads": n})
+    causal = np.where(np.tril(np.ones((s, s)))[None, None] == 0, -10000.0, 0.0)
+    y, _ = reference(x, w, bias, additive=causal)
+    yield ("attention unidirectional", "Attention", {"x": x, "w": w, "b": bias}, {"y": y},
+           {"num_heads": n, "unidirectional": 1})
+    past = f32(rng, 2, b, n, 3, h)
+    y, present = reference(x, w, bias, past=past)
+    yield ("attention past", "Attention", {"x": x, "w": w, "b": bias, "_m": mask, "past": past},
+           {"y": y, "present": present}, {"num_heads": n})
+    w2 = f32(rng, d, 2 * d + 16, scale=d ** -0.5)
+    b2 = f32(rng, 2 * d + 16, scale=0.1)
+    y, _ = reference(x, w2, b2, sizes=(d, d, 16))
+    yield ("attention qkv_hidden_sizes", "Attention", {"x": x, "w": w2, "b": b2}, {"y": y},
+           {"num_heads": n, "qkv_hidden_sizes": [d, d, 16]})
+    xq = rng.integers(0, 256, (b, s, d)).astype(np.uint8)
+    wq = rng.integers(-127, 128, (d, 3 * d)).astype(np.int8)
+    x_scale, w_scale = np.float32(0.02), np.float32(0.004)
+    x_zp, w_zp = np.uint8(131), np.int8(0)
+    xf = (xq.astype(np.float64) - 131) * float(x_scale)
+    wf = wq.astype(np.float64) * float(w_scale)
+    y, _ = reference(xf, wf, bias, additive=pad)
+    yield ("qattention", "QAttention",
+           {"x": xq, "w": wq, "b": bias, "xs": np.array(x_scale), "ws": np.array(w_scale), "m": mask,
+            "xz": np.array(x_zp), "wz": np.array(w_zp)}, {"y": y}, {"num_heads": n})
+
+
+def embed_cases(rng):
+    b, s, hid, vocab = 2, 5, 32, 50
+    ids = rng.integers(0, vocab, (b, s)).astype(np.int32)
+    segments = rng.integers(0, 2, (b, s)).astype(np.int32)
+    word, pos, seg = f32(rng, vocab, hid), f32(rng, 16, hid), f32(rng, 2, hid)
+    gamma, beta = f32(rng, hid), f32(rng, hid)
+    mask = np.ones((b, s), np.int32)
+    mask[1, 3:] = 0
+    total = word[ids].astype(np.float64) + pos[np.arange(s)][None] + seg[segments]
+    mean = total.mean(-1, keepdims=True)
+    norm = (total - mean) / np.sqrt(((total - mean) ** 2).mean(-1, keepdims=True) + 1e-12)
+    y = norm * gamma + beta
+    yield ("embed layer norm", "EmbedLayerNormalization",
+           {"ids": ids, "seg_ids": segments, "word": word, "pos": pos, "seg": seg, "gamma": gamma,
+            "beta": beta, "mask": mask},
+           {"y": y, "mask_index": mask.sum(1).astype(np.int32), "sum": total}, {})
+    total = word[ids].astype(np.float64) + pos[np.arange(s)][None]
+    mean = total.mean(-1, keepdims=True)
+    norm = (total - mean) / np.sqrt(((total - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+    yield ("embed layer norm, no segments", "EmbedLayerNormalization",
+           {"ids": ids, "_s": segments, "word": word, "pos": pos, "_g": seg, "gamma": gamma,
+            "beta": beta}, {"y": norm * gamma + beta, "mask_index": np.zeros(b, np.int32)},
+           {"epsilon": 1e-5})
+
+
 def run_qlower(qlower, path, feeds, outputs, tmp):
     out = os.path.join(tmp, "out")
     cmd = [qlower, "run", path, "--out-dir", out, "--threads", "1"]
@@ -264,12 +348,14 @@ def main():
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     failures, total = [], 0
-    every = list(rotary_cases(rng)) + list(mha_cases(rng)) + list(gqa_cases(rng))
+    every = (list(rotary_cases(rng)) + list(mha_cases(rng)) + list(gqa_cases(rng))
+             + list(packed_cases(rng)) + list(embed_cases(rng)))
     with tempfile.TemporaryDirectory() as tmp:
         for name, op, inputs, refs, attrs in every:
             total += 1
             outputs = list(refs)
-            model = node_model(op, inputs, outputs, attrs)
+            model = node_model(op, inputs, outputs, attrs,
+                               {o: r.dtype for o, r in refs.items() if r.dtype != np.float64})
             feeds = {k: v for k, v in inputs.items() if not k.startswith("_")}
             path = os.path.join(tmp, "m.onnx")
             onnx.save(model, path)
@@ -286,7 +372,10 @@ def main():
                 e_ref = rel_l2(got[o], want)
                 e_ort = rel_l2(got[o], ort[o])
                 e_ort_ref = rel_l2(ort[o], want)
-                if got[o].shape != want.shape or e_ref > BOUND or e_ort > BOUND:
+                exact = np.issubdtype(want.dtype, np.integer)
+                if exact and not (np.array_equal(got[o], want) and np.array_equal(got[o], ort[o])):
+                    failures.append(f"{name} output {o}: {got[o]} vs reference {want}, ORT {ort[o]}")
+                elif got[o].shape != want.shape or e_ref > BOUND or e_ort > BOUND:
                     failures.append(f"{name} output {o}: shape {got[o].shape} vs {want.shape}, "
                                     f"rel L2 vs reference {e_ref:.2e}, vs ORT {e_ort:.2e} "
                                     f"(ORT vs reference {e_ort_ref:.2e})")

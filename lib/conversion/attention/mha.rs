@@ -40,8 +40,10 @@ fn hidden(x: &Tensor, name: &str) -> Result<i64> {
     }
 }
 
-/// Where keys may be attended, `[B, S|1, T]` before the two head axes are added.
-fn allowed_keys<'c, 'a>(
+/// Where keys may be attended, `[B, S|1, T]` before the two head axes are added: a
+/// `[B]` of valid lengths, a `[B, T]` or `[B, S, T]` mask of 0/1, and with `causal` the
+/// keys up to the query's position.
+pub(super) fn allowed_keys<'c, 'a>(
     o: &Ops<'_, 'c, 'a>,
     padding: Option<Tensor<'c, 'a>>,
     causal: bool,
@@ -55,13 +57,16 @@ fn allowed_keys<'c, 'a>(
             let kept = o.compare_scalar("ne.Scalar", &mask, o.t.int(0)?)?;
             Some(o.unsqueeze(&kept, 1)?)
         }
+        Some(mask) if mask.rank() == 3 => {
+            Some(o.compare_scalar("ne.Scalar", &mask, o.t.int(0)?)?)
+        }
         Some(lengths) if lengths.rank() == 1 => {
             let lengths = o.cast(&lengths, DType::I64)?;
             let ends = o.unsqueeze(&o.unsqueeze(&lengths, 1)?, 2)?;
             Some(o.binary("lt.Tensor", &keys, &ends, DType::Bool)?)
         }
         Some(mask) => bail!(
-            "key_padding_mask of rank {} is not supported (only [B] and [B, T])",
+            "a mask of rank {} is not supported (only [B], [B, T] and [B, S, T])",
             mask.rank()
         ),
     };
@@ -78,6 +83,19 @@ fn allowed_keys<'c, 'a>(
         });
     }
     Ok(allowed)
+}
+
+/// `filter` where a key is not allowed, 0 elsewhere, in the grouped layout
+/// `[B, 1, 1, S|1, T]`. ONNX Runtime adds mask_filter_value rather than removing the
+/// key, so a row with every key masked keeps the softmax of its scores.
+pub(super) fn filtered<'c, 'a>(
+    o: &Ops<'_, 'c, 'a>,
+    allowed: &Tensor<'c, 'a>,
+    filter: f64,
+) -> Result<Tensor<'c, 'a>> {
+    let masked = o.cast(&o.logical_not(allowed)?, DType::F32)?;
+    let filter = o.scalar("mul.Scalar", &masked, o.t.float(filter)?)?;
+    o.unsqueeze(&o.unsqueeze(&filter, 1)?, 1)
 }
 
 pub fn multi_head_attention<'c, 'a>(
@@ -133,18 +151,13 @@ pub fn multi_head_attention<'c, 'a>(
     let (seq, total) = (o.size(&q, 2)?, o.size(&k, 2)?);
     let causal = b.int("unidirectional", 0)? != 0;
     let mut additive = Vec::new();
-    if let Some(allowed) =
-        allowed_keys(&o, optional(b, 4, "key_padding_mask")?, causal, seq, total)?
-    {
-        // ONNX Runtime adds mask_filter_value rather than removing the key, so a row
-        // with every key masked keeps the softmax of its scores.
-        let masked = o.logical_not(&allowed)?;
-        let filter = o.scalar(
-            "mul.Scalar",
-            &o.cast(&masked, DType::F32)?,
-            t.float(b.float("mask_filter_value", -10000.0)?)?,
-        )?;
-        additive.push(o.unsqueeze(&o.unsqueeze(&filter, 1)?, 1)?);
+    let padding = optional(b, 4, "key_padding_mask")?;
+    if let Some(allowed) = allowed_keys(&o, padding, causal, seq, total)? {
+        additive.push(filtered(
+            &o,
+            &allowed,
+            b.float("mask_filter_value", -10000.0)?,
+        )?);
     }
     if let Some(bias) = optional(b, 5, "attention_bias")? {
         additive.push(grouped_bias(&o, &bias, heads, 1)?);

@@ -5,6 +5,7 @@
 mod core;
 mod gqa;
 mod mha;
+mod packed;
 mod rotary;
 
 use crate::ops::Registry;
@@ -15,4 +16,6 @@ pub fn register(r: &mut Registry) {
     r.on_domain_op(DOMAIN, "RotaryEmbedding", 1, rotary::rotary_embedding);
     r.on_domain_op(DOMAIN, "MultiHeadAttention", 1, mha::multi_head_attention);
     r.on_domain_op(DOMAIN, "GroupQueryAttention", 1, gqa::group_query_attention);
+    r.on_domain_op(DOMAIN, "Attention", 1, packed::attention);
+    r.on_domain_op(DOMAIN, "QAttention", 1, packed::qattention);
 }

@@ -1,4 +1,5 @@
-//! Result types of ONNX Runtime's attention contrib ops: RotaryEmbedding keeps its
+//! Result types of ONNX Runtime's attention contrib ops (and the embedding block of
+//! the encoders that use them): RotaryEmbedding keeps its
 //! input's; MultiHeadAttention and GroupQueryAttention give `[B, S, N·Hv]` and the
 //! present key/value `[B, N_kv, P + L, H]` (the past length plus the new one).
 
@@ -7,6 +8,7 @@ use anyhow::Result;
 use super::Inferred;
 use super::ctx::Ctx;
 use crate::dialect::types::Dim;
+use crate::onnx::dtype::DType;
 use crate::ops::Registry;
 
 const MS: &str = "com.microsoft";
@@ -17,6 +19,48 @@ pub(crate) fn register(r: &mut Registry) {
     });
     r.infer_domain_ops(MS, &["MultiHeadAttention"], 1, multi_head);
     r.infer_domain_ops(MS, &["GroupQueryAttention"], 1, group_query);
+    r.infer_domain_ops(MS, &["Attention"], 1, |ctx| packed(ctx, 4));
+    r.infer_domain_ops(MS, &["QAttention"], 1, |ctx| packed(ctx, 8));
+    r.infer_domain_ops(MS, &["EmbedLayerNormalization"], 1, embed);
+}
+
+/// EmbedLayerNormalization: output and embedding_sum `[B, S, H]` as the word
+/// embedding's type, mask_index `[B]` int32.
+fn embed(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let ids = ctx.shape(0);
+    let dtype = ctx.dtype(2);
+    let hidden = dim(&ctx.shape(2), 1);
+    let y = Inferred::of(dtype, Some(vec![dim(&ids, 0), dim(&ids, 1), hidden]));
+    let mask_index = Inferred::of(Some(DType::I32), Some(vec![dim(&ids, 0)]));
+    Ok(outputs(ctx, vec![y.clone(), mask_index, y]))
+}
+
+/// Attention and QAttention: output `[B, S, D_v]` (float), present
+/// `[2, B, N, P + S, H]`, with the past at input `past`.
+fn packed(ctx: &Ctx, past: usize) -> Result<Vec<Inferred>> {
+    let heads = ctx.attrs().int("num_heads", 0)?;
+    let x = ctx.shape(0);
+    let width = dim(&ctx.shape(1), 1);
+    let sizes = match ctx.attrs().optional_ints("qkv_hidden_sizes")? {
+        Some(s) if s.len() == 3 => Some((s[0], s[2])),
+        _ => width.map(|w| (w / 3, w / 3)),
+    };
+    let dtype = Some(DType::F32);
+    let output = vec![dim(&x, 0), dim(&x, 1), sizes.map(|s| s.1)];
+    let head = sizes.filter(|_| heads > 0).map(|s| s.0 / heads);
+    let total = if ctx.present(past) {
+        sum(dim(&ctx.shape(past), 3), dim(&x, 1))
+    } else {
+        dim(&x, 1)
+    };
+    let present = vec![Some(2), dim(&x, 0), Some(heads), total, head];
+    Ok(outputs(
+        ctx,
+        vec![
+            Inferred::of(dtype, Some(output)),
+            Inferred::of(dtype, Some(present)),
+        ],
+    ))
 }
 
 fn dim(shape: &Option<Vec<Dim>>, i: usize) -> Dim {

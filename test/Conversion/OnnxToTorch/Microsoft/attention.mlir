@@ -54,6 +54,34 @@ func.func @test_rotary(%x: !torch.vtensor<[2,5,32],f32>, %pos: !torch.vtensor<[2
   return %0 : !torch.vtensor<[2,5,32],f32>
 }
 
+// Attention (ONNX Runtime's transformer optimizer's BERT form): one projection, split
+// into Q, K and V by qkv_hidden_sizes (equal thirds here), then the same attention.
+// CHECK-LABEL: func.func @test_attention(
+// CHECK: %[[QKV:.+]] = "torch.aten.matmul"(%arg0, %arg1) {{.+}} -> !torch.vtensor<[?,?,96],f32>
+// CHECK: "torch.aten.add.Tensor"(%[[QKV]], %arg2,
+// CHECK: "torch.aten.slice.Tensor"
+// CHECK: "torch.aten.ne.Scalar"(%arg3,
+// CHECK: "torch.aten.softmax.int"
+// CHECK: return {{.+}} : !torch.vtensor<[?,?,32],f32>
+func.func @test_attention(%x: !torch.vtensor<[?,?,32],f32>, %w: !torch.vtensor<[32,96],f32>, %b: !torch.vtensor<[96],f32>, %mask: !torch.vtensor<[?,?],si32>) -> !torch.vtensor<[?,?,32],f32> attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
+  %0 = "torch.operator"(%x, %w, %b, %mask) {name = "com.microsoft.Attention", torch.onnx.num_heads = 4 : si64} : (!torch.vtensor<[?,?,32],f32>, !torch.vtensor<[32,96],f32>, !torch.vtensor<[96],f32>, !torch.vtensor<[?,?],si32>) -> !torch.vtensor<[?,?,32],f32>
+  return %0 : !torch.vtensor<[?,?,32],f32>
+}
+
+// EmbedLayerNormalization: the three embeddings gathered and summed, then layer_norm;
+// mask_index counts each batch's ones.
+// CHECK-LABEL: func.func @test_embed_layer_norm(
+// CHECK: "torch.aten.index_select"(%arg1,
+// CHECK: "torch.aten.index_select"(%arg2,
+// CHECK: "torch.aten.index_select"(%arg3,
+// CHECK: "torch.aten.layer_norm"
+// CHECK: "torch.aten.eq.Scalar"(%arg6,
+// CHECK: "torch.aten.sum.dim_IntList"{{.+}} -> !torch.vtensor<[?],si32>
+func.func @test_embed_layer_norm(%ids: !torch.vtensor<[?,?],si32>, %word: !torch.vtensor<[50,32],f32>, %pos: !torch.vtensor<[16,32],f32>, %seg: !torch.vtensor<[2,32],f32>, %gamma: !torch.vtensor<[32],f32>, %beta: !torch.vtensor<[32],f32>, %mask: !torch.vtensor<[?,?],si32>, %segids: !torch.vtensor<[?,?],si32>) -> (!torch.vtensor<[?,?,32],f32>, !torch.vtensor<[?],si32>) attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
+  %0:2 = "torch.operator"(%ids, %segids, %word, %pos, %seg, %gamma, %beta, %mask) {name = "com.microsoft.EmbedLayerNormalization"} : (!torch.vtensor<[?,?],si32>, !torch.vtensor<[?,?],si32>, !torch.vtensor<[50,32],f32>, !torch.vtensor<[16,32],f32>, !torch.vtensor<[2,32],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[32],f32>, !torch.vtensor<[?,?],si32>) -> (!torch.vtensor<[?,?,32],f32>, !torch.vtensor<[?],si32>)
+  return %0#0, %0#1 : !torch.vtensor<[?,?,32],f32>, !torch.vtensor<[?],si32>
+}
+
 // An unsupported form is refused by name, not lowered wrongly.
 // RUN: not qlower-opt --convert-onnx-to-torch %S/Inputs/gqa_smooth_softmax.mlir 2>&1 | FileCheck %s --check-prefix=SMOOTH
 // SMOOTH: GroupQueryAttention
