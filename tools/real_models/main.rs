@@ -60,3 +60,19 @@ fn an_int4_genai_decoder_decodes_as_onnx_runtime_does() {
         );
     }
 }
+
+/// A BERT/MiniLM-class sentence encoder (`make_bert.py`: symbolic batch and sequence,
+/// padding mask, mean and GatherND last-token pooling) in six deployed forms (float,
+/// int8 weights behind Cast and Mul, ONNX Runtime's quantize_dynamic and quantize_static,
+/// its transformer optimizer's fused form, and that quantized dynamically), each compiled
+/// once and run at (batch, sequence) (1, 5), (3, 128) and (2, 17). See
+/// `tools/real_models/bert_forms.py`.
+#[test]
+fn a_bert_class_encoder_runs_in_every_deployed_form_at_any_batch_and_length() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    run_oracle_script(
+        "tools/real_models/bert_forms.py",
+        &["--qlower", QLOWER],
+        "a form of the BERT-class encoder disagrees with ONNX Runtime",
+    );
+}

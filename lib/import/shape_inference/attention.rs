@@ -21,14 +21,18 @@ pub(crate) fn register(r: &mut Registry) {
     r.infer_domain_ops(MS, &["GroupQueryAttention"], 1, group_query);
     r.infer_domain_ops(MS, &["Attention"], 1, |ctx| packed(ctx, 4));
     r.infer_domain_ops(MS, &["QAttention"], 1, |ctx| packed(ctx, 8));
-    r.infer_domain_ops(MS, &["EmbedLayerNormalization"], 1, embed);
+    r.infer_domain_ops(MS, &["EmbedLayerNormalization"], 1, |ctx| {
+        embed(ctx, ctx.dtype(2))
+    });
+    r.infer_domain_ops(MS, &["QEmbedLayerNormalization"], 1, |ctx| {
+        embed(ctx, Some(DType::F32))
+    });
 }
 
-/// EmbedLayerNormalization: output and embedding_sum `[B, S, H]` as the word
-/// embedding's type, mask_index `[B]` int32.
-fn embed(ctx: &Ctx) -> Result<Vec<Inferred>> {
+/// (Q)EmbedLayerNormalization: output and embedding_sum `[B, S, H]` of `dtype`,
+/// mask_index `[B]` int32.
+fn embed(ctx: &Ctx, dtype: Option<DType>) -> Result<Vec<Inferred>> {
     let ids = ctx.shape(0);
-    let dtype = ctx.dtype(2);
     let hidden = dim(&ctx.shape(2), 1);
     let y = Inferred::of(dtype, Some(vec![dim(&ids, 0), dim(&ids, 1), hidden]));
     let mask_index = Inferred::of(Some(DType::I32), Some(vec![dim(&ids, 0)]));
