@@ -40,6 +40,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
   echo "$wanted" >"$stamp"
 fi
 
+# tools/ is the package the test and benchmark scripts import (`qlower_tools`,
+# tools/pyproject.toml), installed editable from this checkout.
+if ! "$venv/bin/python" - "$repo/tools" <<'PY' 2>/dev/null; then
+import os, sys
+import qlower_tools
+sys.exit(os.path.realpath(os.path.dirname(qlower_tools.__file__)) != os.path.realpath(sys.argv[1]))
+PY
+  echo "setup: installing $repo/tools (qlower_tools) editable into $venv" >&2
+  "$venv/bin/pip" install -q -e "$repo/tools"
+fi
+
 prefix="$(llvm-config-22 --prefix)"
 mkdir -p "$repo/.cargo"
 config="$repo/.cargo/config.toml"

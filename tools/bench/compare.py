@@ -53,10 +53,8 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import make_resnet18  # noqa: E402  (a sibling tool, found through the path above)
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime's sessions, both modes)
+from qlower_tools.differential import make_resnet18
+from qlower_tools import ort_oracle
 
 
 def qlinearconv(name, x_shape, w_shape, strides, pads, group, rng):

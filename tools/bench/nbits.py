@@ -29,11 +29,9 @@ import onnx
 from onnx import helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "differential"))
-import nbits  # noqa: E402
-import ort_oracle  # noqa: E402
-from matmul_nbits import float_matmul  # noqa: E402
+from qlower_tools import nbits
+from qlower_tools import ort_oracle
+from qlower_tools.differential.matmul_nbits import float_matmul
 
 
 def set_level(model, level):

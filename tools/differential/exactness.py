@@ -33,9 +33,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
-import int_reference  # noqa: E402  (beside this script)
+from qlower_tools import ort_oracle
+from qlower_tools.differential import int_reference
 
 
 def init(name, value):

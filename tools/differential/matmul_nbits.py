@@ -31,9 +31,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import nbits  # noqa: E402  (tools/nbits.py)
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import nbits
+from qlower_tools import ort_oracle
 
 REFERENCE_BOUND = 1e-5
 ORT_BOUND = {0: 1e-4, 4: 2e-2}

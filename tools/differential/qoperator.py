@@ -56,8 +56,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime in its exact mode)
+from qlower_tools import ort_oracle
 
 MS = "com.microsoft"
 NP = {TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8, TensorProto.FLOAT: np.float32}
@@ -549,5 +548,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.exit(main())

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                       quantize_static)
 
-import make_resnet18
+from qlower_tools.differential import make_resnet18
 
 
 class RandomReader(CalibrationDataReader):

@@ -35,8 +35,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import ort_oracle
 
 ORT_REFUSED = []
 

@@ -54,9 +54,8 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime in its exact mode)
-import int_reference  # noqa: E402  (the exact int64 reference beside this script)
+from qlower_tools import ort_oracle
+from qlower_tools.differential import int_reference
 
 # The family of case i is ROTATION[i % len(ROTATION)].
 ROTATION = [

@@ -42,12 +42,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tools", "differential"))
 
-import qoperator_models  # noqa: E402
-import run as differential  # noqa: E402
+from qlower_tools.differential import qoperator_models
+from qlower_tools.differential import run as differential
 
-import real_model_cases  # noqa: E402  (beside this file)
+from qlower_tools.downstream import real_model_cases
 
 TIMEOUT = 900
 

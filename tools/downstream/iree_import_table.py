@@ -34,14 +34,10 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(REPO, "tools"))
 
-import compilers  # noqa: E402
-import ort_oracle  # noqa: E402
-import real_model_cases  # noqa: E402
-
-# After DEFAULT with --all: the detectors and the larger models the real-model test runs.
+from qlower_tools.downstream import compilers
+from qlower_tools import ort_oracle
+from qlower_tools.downstream import real_model_cases
 # YOLOv8n's dynamic form does not compile in IREE 3.13 from qlower (README, "Known not to
 # work"), so it runs at the static 1x3x320x320 it is fed.
 EXTRA = [

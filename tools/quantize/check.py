@@ -34,8 +34,7 @@ from onnxruntime.quantization import (
     quantize_static,
 )
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py: ONNX Runtime in its exact mode)
+from qlower_tools import ort_oracle
 
 RNG = np.random.default_rng(7)
 FAILURES = []

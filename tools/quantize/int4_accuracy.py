@@ -24,11 +24,9 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
-sys.path.insert(0, TOOLS)
-sys.path.insert(0, os.path.join(TOOLS, "real_models"))
-import make_decoder  # noqa: E402
-import nbits  # noqa: E402
-import ort_oracle  # noqa: E402
+from qlower_tools.real_models import make_decoder
+from qlower_tools import nbits
+from qlower_tools import ort_oracle
 
 SEQUENCES = [(1, 1), (2, 9), (3, 33), (4, 64)]  # (seed, length)
 RUN_BOUND = 1e-4

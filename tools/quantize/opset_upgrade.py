@@ -26,8 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import ort_oracle
 
 RNG = np.random.default_rng(13)
 FAILURES = []

@@ -23,12 +23,10 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(TOOLS, "real_models"))
-sys.path.insert(0, TOOLS)
-import detectors  # noqa: E402
-import manifest  # noqa: E402
-import ort_oracle  # noqa: E402
-import run as real_models  # noqa: E402  (tools/real_models/run.py: fetch, make_inputs)
+from qlower_tools.real_models import detectors
+from qlower_tools.real_models import manifest
+from qlower_tools import ort_oracle
+from qlower_tools.real_models import run as real_models
 
 
 def samples(model, cache, seeds):

@@ -33,10 +33,8 @@ import numpy as np
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import make_bert  # noqa: E402
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools.real_models import make_bert
+from qlower_tools import ort_oracle
 
 SHAPES = [(1, 5), (3, 128), (2, 17)]
 BOUNDS = {"float": 1e-4, "int8-weights": 1e-4, "ort-optimized": 1e-4, "qdq": 1e-3,

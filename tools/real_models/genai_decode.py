@@ -27,10 +27,8 @@ import numpy as np
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import make_genai_decoder as maker  # noqa: E402
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools.real_models import make_genai_decoder as maker
+from qlower_tools import ort_oracle
 
 BOUND = 1e-4
 

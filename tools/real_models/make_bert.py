@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from make_t5 import Builder
+from qlower_tools.real_models.make_t5 import Builder
 
 LAYERS, HIDDEN, HEADS, FF, VOCAB, POSITIONS, TYPES = 2, 64, 4, 128, 1000, 128, 2
 HEAD = HIDDEN // HEADS

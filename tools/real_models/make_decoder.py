@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from make_t5 import Builder
+from qlower_tools.real_models.make_t5 import Builder
 
 LAYERS, D_MODEL, HEADS, D_FF, VOCAB, MAX_POSITIONS = 2, 128, 4, 256, 512, 64
 D_HEAD = D_MODEL // HEADS

@@ -33,9 +33,8 @@ import onnx
 from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import nbits  # noqa: E402  (tools/nbits.py)
-from make_t5 import Builder  # noqa: E402
+from qlower_tools import nbits
+from qlower_tools.real_models.make_t5 import Builder
 
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD = 2, 128, 4, 2, 32
 FF, VOCAB, MAX_POSITIONS, THETA, EPS = 256, 512, 256, 10000.0, 1e-6

@@ -55,11 +55,9 @@ import numpy as np
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import manifest  # noqa: E402
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
-import run as harness  # noqa: E402  (run.py beside this file: fetch, inputs, relative L2)
+from qlower_tools.real_models import manifest
+from qlower_tools import ort_oracle
+from qlower_tools.real_models import run as harness
 
 CALIBRATION = 4      # samples, seeds 100..103 (the seeds run.py calibrates its forms with)
 HELD_OUT = 2         # inputs, seeds 300..301: none of them seen by calibration

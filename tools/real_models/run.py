@@ -44,12 +44,10 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-import detectors  # noqa: E402
-import manifest  # noqa: E402
-import nbits  # noqa: E402  (tools/nbits.py)
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools.real_models import detectors
+from qlower_tools.real_models import manifest
+from qlower_tools import nbits
+from qlower_tools import ort_oracle
 
 EXPECTED = os.path.join(HERE, "expected_pass.txt")
 

@@ -15,10 +15,7 @@ import onnx
 from onnxruntime.quantization import QuantType
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "differential"))
-import qoperator_models  # noqa: E402
-
-# (file stem, builder, per channel, activation type)
+from qlower_tools.differential import qoperator_models
 MODELS = [
     ("cnn_pt_quint8", qoperator_models.cnn, False, QuantType.QUInt8),
     ("cnn_pc_qint8", qoperator_models.cnn, True, QuantType.QInt8),

@@ -27,8 +27,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import ort_oracle
 
 SHAPE = [2, 4, 3, 3]
 

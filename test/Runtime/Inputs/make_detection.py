@@ -19,8 +19,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import ort_oracle
 
 # (height, width, boxes) of each data set.
 SETS = [(2, 3, 6), (5, 4, 40)]

@@ -18,8 +18,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-import ort_oracle  # noqa: E402  (tools/ort_oracle.py)
+from qlower_tools import ort_oracle
 
 FORMATS = {"e4m3fn": T.FLOAT8E4M3FN, "e4m3fnuz": T.FLOAT8E4M3FNUZ,
            "e5m2": T.FLOAT8E5M2, "e5m2fnuz": T.FLOAT8E5M2FNUZ}

@@ -13,8 +13,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-import ort_oracle  # noqa: E402
+from qlower_tools import ort_oracle
 
 rng = np.random.default_rng(19)
 k, n = 40, 5

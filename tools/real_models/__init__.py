@@ -1,0 +1,1 @@
+"""Part of `qlower_tools` (tools/pyproject.toml)."""
