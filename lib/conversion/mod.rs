@@ -20,6 +20,7 @@ mod elementwise;
 mod embed_layer_norm;
 mod expand_tile;
 mod float8;
+mod gather_block_quantized;
 mod gather_nd;
 mod gather_nd_dynamic;
 mod gather_slice;
@@ -98,6 +99,7 @@ pub(crate) fn register(r: &mut Registry) {
     microsoft_transformer::register(r);
     embed_layer_norm::register(r);
     attention::register(r);
+    gather_block_quantized::register(r);
     recurrent::register(r);
     math_ops::register(r);
     layer_norm::register(r);

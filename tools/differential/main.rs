@@ -139,3 +139,15 @@ fn gather_nd_with_run_time_sizes_agrees_with_onnx_runtime() {
         "GatherND with run-time sizes disagrees with ONNX Runtime",
     );
 }
+
+/// com.microsoft GatherBlockQuantized (4- and 8-bit uint8 tables, zero points given or
+/// default, 1-D and 2-D indices) against ONNX Runtime and numpy. See
+/// `tools/differential/gather_block_quantized.py`.
+#[test]
+fn gather_block_quantized_agrees_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/gather_block_quantized.py",
+        &["--qlower", QLOWER],
+        "GatherBlockQuantized disagrees with ONNX Runtime",
+    );
+}

@@ -1,5 +1,6 @@
 //! The com.microsoft ops that ONNX Runtime's quantization tools write: the QLinear*
-//! family, its QuantizeLinear/DequantizeLinear, and the integer matmuls.
+//! family, its QuantizeLinear/DequantizeLinear, the integer matmuls, and
+//! GatherBlockQuantized (block-quantized embedding tables).
 
 use anyhow::{Result, bail};
 
@@ -14,6 +15,12 @@ const QDQ_OPSET: i64 = 19;
 
 /// Registers the shape rule of each op this file covers.
 pub(crate) fn register(r: &mut Registry) {
+    r.infer_domain_ops(
+        "com.microsoft",
+        &["GatherBlockQuantized"],
+        1,
+        gather_block_quantized,
+    );
     r.infer_domain_ops("com.microsoft", &["QuantizeLinear"], 1, |ctx| {
         quantization::quantize(ctx, QDQ_OPSET)
     });
@@ -106,6 +113,27 @@ fn qgemm(ctx: &Ctx) -> Result<Vec<Inferred>> {
         Some(DType::F32)
     };
     Ok(vec![Inferred::of(dtype, shape)])
+}
+
+/// GatherBlockQuantized of a 2-D table along axis 0: `indices.shape + [columns]`, the
+/// columns the packed width times the values per byte (`8 / bits` for uint8 data),
+/// typed as the scales.
+fn gather_block_quantized(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let bits = ctx.attrs().int("bits", 4)?;
+    let per_byte = if ctx.dtype(0) == Some(DType::U8) && bits > 0 {
+        8 / bits
+    } else {
+        1
+    };
+    let columns = ctx
+        .shape(0)
+        .and_then(|s| s.last().copied().flatten())
+        .map(|w| w * per_byte);
+    let shape = ctx.shape(1).map(|mut s| {
+        s.push(columns);
+        s
+    });
+    Ok(vec![Inferred::of(ctx.dtype(2), shape)])
 }
 
 #[cfg(test)]
