@@ -1,8 +1,10 @@
 //! Every torch op the lowering can emit has a kernel: this test reads the lowering's
-//! source (`lib/conversion/*.rs` and the builder's helpers) and looks up every op name
+//! source (`lib/conversion/**/*.rs` and the builder's helpers) and looks up every op name
 //! it finds, so a new lowering without a kernel fails the tests.
 //!
-//! Names are found at `aten_tensor(…)` / `.aten(…)` calls and `.op("torch.…")`:
+//! Names are found at `aten_tensor(…)` / `.aten(…)` calls, `.op("torch.…")`, and the
+//! calls of `conversion::typed_ops`' helpers (`.make`, `.binary`, `.scalar`,
+//! `.compare_scalar`, `.unary`):
 //! - a string literal is the name;
 //! - `format!("max_pool{n}d")` stands for its placeholders replaced by 1, 2 and 3 (the
 //!   spatial ranks torch ops come in), each of which must have a kernel;
@@ -145,6 +147,11 @@ fn names_of(text: &str, expr: &str, at: usize, depth: usize) -> Result<Vec<Strin
     // A parameter of the enclosing function: the literals its callers pass.
     let (func, open) = enclosing_fn(text, at).ok_or("no enclosing function")?;
     let params = items_at(text, open).ok_or("unreadable parameters")?;
+    // A method's receiver is not among its calls' arguments.
+    let params: Vec<&str> = params
+        .into_iter()
+        .filter(|p| !matches!(*p, "self" | "&self" | "&mut self" | "mut self"))
+        .collect();
     let index = params
         .iter()
         .position(|p| p.split(':').next().map(str::trim) == Some(expr))
@@ -197,10 +204,16 @@ fn scan(file: &str, text: &str) -> (Vec<(String, usize)>, Vec<String>) {
         file,
         line: line_of(text, at),
     };
+    // `conversion::typed_ops`'s helpers take the aten op name first too.
     let helpers = [
         ("aten_tensor(", "torch.aten."),
         (".aten(", "torch.aten."),
         (".op(", ""),
+        (".make(", "torch.aten."),
+        (".binary(", "torch.aten."),
+        (".scalar(", "torch.aten."),
+        (".compare_scalar(", "torch.aten."),
+        (".unary(", "torch.aten."),
     ];
     for (helper, prefix) in helpers {
         for (i, _) in text.match_indices(helper) {
@@ -211,8 +224,16 @@ fn scan(file: &str, text: &str) -> (Vec<(String, usize)>, Vec<String>) {
             let Some(first) = items_at(text, open).and_then(|a| a.first().copied()) else {
                 continue;
             };
-            // The builder's own helpers pass their caller's name on.
-            if matches!(enclosing_fn(text, i), Some(("aten" | "aten_tensor", _))) {
+            // The builder's own helpers pass their caller's name on, and so do
+            // typed_ops' public ones, whose callers are scanned themselves.
+            let forwarded = match enclosing_fn(text, i) {
+                Some(("aten" | "aten_tensor", _)) => true,
+                Some(("make" | "binary" | "scalar" | "compare_scalar" | "unary", _)) => {
+                    file.ends_with("typed_ops.rs")
+                }
+                _ => false,
+            };
+            if forwarded {
                 continue;
             }
             // Of the `.op` calls, only those that build torch ops concern kernels.
@@ -238,11 +259,20 @@ fn scan(file: &str, text: &str) -> (Vec<(String, usize)>, Vec<String>) {
 #[test]
 fn every_op_the_lowering_emits_has_a_kernel() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(root.join("lib/conversion"))
-        .expect("lib/conversion is readable")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("lib/conversion")];
+    while let Some(dir) = dirs.pop() {
+        for path in std::fs::read_dir(&dir)
+            .expect("lib/conversion is readable")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+        {
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                files.push(path);
+            }
+        }
+    }
     files.sort();
     files.push(root.join("lib/dialect/builder.rs"));
     let mut missing = Vec::new();
