@@ -83,6 +83,6 @@ func.func @test_embed_layer_norm(%ids: !torch.vtensor<[?,?],si32>, %word: !torch
 }
 
 // An unsupported form is refused by name, not lowered wrongly.
-// RUN: not qlower-opt --convert-onnx-to-torch %S/Inputs/gqa_smooth_softmax.mlir 2>&1 | FileCheck %s --check-prefix=SMOOTH
+// RUN: not qlower-opt --convert-onnx-to-torch %S/Inputs/gqa_smooth_softmax_unsupported.mlir 2>&1 | FileCheck %s --check-prefix=SMOOTH
 // SMOOTH: GroupQueryAttention
 // SMOOTH-SAME: smooth_softmax and head_sink are not supported
