@@ -21,10 +21,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # qemu-user reports its own executable as /proc/self/exe, so the venv cannot find itself:
-# its site-packages go on sys.path by hand, and the script runs through runpy.
+# its site-packages go on sys.path by hand (their .pth files read, which install the
+# editable qlower_tools), and the script runs through runpy.
 cat >"$work/python" <<EOF
 #!/usr/bin/env bash
-exec qemu-x86_64 -cpu Haswell "$python" -c "import runpy, sys, os; sys.argv = sys.argv[1:]; sys.path[:0] = ['$site', os.path.dirname(os.path.abspath(sys.argv[0]))]; runpy.run_path(sys.argv[0], run_name='__main__')" "\$@" 2> >(grep -v '^qemu-x86_64: warning' >&2)
+exec qemu-x86_64 -cpu Haswell "$python" -c "import runpy, sys, os; sys.argv = sys.argv[1:]; sys.path[:0] = ['$site', os.path.dirname(os.path.abspath(sys.argv[0]))]; import site; site.addsitedir('$site'); runpy.run_path(sys.argv[0], run_name='__main__')" "\$@" 2> >(grep -v '^qemu-x86_64: warning' >&2)
 EOF
 cat >"$work/qlower" <<EOF
 #!/usr/bin/env bash
