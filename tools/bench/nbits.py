@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -28,7 +27,6 @@ import numpy as np
 import onnx
 from onnx import helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools import nbits
 from qlower_tools import ort_oracle
 from qlower_tools.differential.matmul_nbits import float_matmul

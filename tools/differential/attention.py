@@ -17,7 +17,6 @@ orders and the exp differ).
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -25,8 +24,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 BOUND = 1e-5
 MS = "com.microsoft"
@@ -328,18 +326,6 @@ def embed_cases(rng):
            {"epsilon": 1e-5})
 
 
-def run_qlower(qlower, path, feeds, outputs, tmp):
-    out = os.path.join(tmp, "out")
-    cmd = [qlower, "run", path, "--out-dir", out, "--threads", "1"]
-    for name, v in feeds.items():
-        np.save(os.path.join(tmp, f"{name}.npy"), v)
-        cmd += ["-i", f"{name}={os.path.join(tmp, name + '.npy')}"]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
-    if r.returncode != 0:
-        return None, r.stderr.strip()
-    return {o: np.load(os.path.join(out, f"{o}.npy")) for o in outputs}, ""
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qlower", required=True)
@@ -358,7 +344,7 @@ def main():
             feeds = {k: v for k, v in inputs.items() if not k.startswith("_")}
             path = os.path.join(tmp, "m.onnx")
             onnx.save(model, path)
-            got, err = run_qlower(args.qlower, path, feeds, outputs, tmp)
+            got, err = qlower_cli.run(args.qlower, path, feeds, outputs, tmp, threads=1, timeout=120)
             if got is None:
                 failures.append(f"{name}: qlower failed: {err}")
                 continue

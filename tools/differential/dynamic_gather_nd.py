@@ -18,8 +18,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 
 def model(data_rank, index_rank, k, batch):
@@ -67,15 +66,11 @@ def main():
             for scale in (0, 3):
                 runs += 1
                 f = feeds(rng, data_rank, index_rank, k, batch, scale)
-                cmd = [args.qlower, "run", mlir, "--out-dir", os.path.join(tmp, "out")]
-                for n, v in f.items():
-                    np.save(os.path.join(tmp, f"{n}.npy"), v)
-                    cmd += ["-i", f"{n}={os.path.join(tmp, n + '.npy')}"]
-                r = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
-                if r.returncode != 0:
-                    failures.append(f"{name} at {f['data'].shape}: run failed: {r.stderr.strip()}")
+                out, err = qlower_cli.run(args.qlower, mlir, f, ["y"], tmp)
+                if out is None:
+                    failures.append(f"{name} at {f['data'].shape}: run failed: {err}")
                     continue
-                got = np.load(os.path.join(tmp, "out", "y.npy"))
+                got = out["y"]
                 want = ort_oracle.run(m, f)["y"]
                 if got.shape != want.shape or not np.array_equal(got, want):
                     failures.append(f"{name} at {f['data'].shape}: {got.shape} vs ORT {want.shape}")

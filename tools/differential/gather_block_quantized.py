@@ -11,7 +11,6 @@ must be equal up to one float rounding (relative L2 ≤ 1e-6).
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -19,7 +18,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 BOUND = 1e-6
 
@@ -76,15 +75,11 @@ def main():
                         name, model, feeds, want = case(rng, bits, block, with_zp, index_shape)
                         path = os.path.join(tmp, "m.onnx")
                         onnx.save(model, path)
-                        cmd = [args.qlower, "run", path, "--out-dir", os.path.join(tmp, "out")]
-                        for n, v in feeds.items():
-                            np.save(os.path.join(tmp, f"{n}.npy"), v)
-                            cmd += ["-i", f"{n}={os.path.join(tmp, n + '.npy')}"]
-                        r = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
-                        if r.returncode != 0:
-                            failures.append(f"{name}: qlower failed: {r.stderr.strip()}")
+                        out, err = qlower_cli.run(args.qlower, path, feeds, ["y"], tmp)
+                        if out is None:
+                            failures.append(f"{name}: qlower failed: {err}")
                             continue
-                        got = np.load(os.path.join(tmp, "out", "y.npy"))
+                        got = out["y"]
                         ort = ort_oracle.run(model, feeds)["y"]
                         e_ref = np.linalg.norm(got - want) / np.linalg.norm(want)
                         e_ort = np.linalg.norm(got - ort) / np.linalg.norm(ort)

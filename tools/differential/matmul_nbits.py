@@ -30,7 +30,6 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools import nbits
 from qlower_tools import ort_oracle
 

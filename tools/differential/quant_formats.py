@@ -34,7 +34,6 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools import ort_oracle
 
 ORT_REFUSED = []

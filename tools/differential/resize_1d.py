@@ -23,7 +23,6 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools import ort_oracle
 
 BOUND = 1e-5

@@ -23,7 +23,6 @@ import numpy as np
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
 from qlower_tools.real_models import make_decoder
 from qlower_tools import nbits
 from qlower_tools import ort_oracle

@@ -32,9 +32,8 @@ import tempfile
 import numpy as np
 import onnx
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools.real_models import make_bert
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 SHAPES = [(1, 5), (3, 128), (2, 17)]
 BOUNDS = {"float": 1e-4, "int8-weights": 1e-4, "ort-optimized": 1e-4, "qdq": 1e-3,
@@ -99,18 +98,6 @@ def rel_l2(got, want):
     return float(np.linalg.norm(np.asarray(got, np.float64) - want) / max(np.linalg.norm(want), 1e-30))
 
 
-def run_qlower(qlower, mlir, feeds, tmp):
-    out = os.path.join(tmp, "out")
-    cmd = [qlower, "run", mlir, "--out-dir", out]
-    for name, v in feeds.items():
-        np.save(os.path.join(tmp, f"{name}.npy"), v)
-        cmd += ["-i", f"{name}={os.path.join(tmp, name + '.npy')}"]
-    r = subprocess.run(cmd, stderr=subprocess.PIPE, text=True, timeout=600)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip())
-    return {o: np.load(os.path.join(out, f"{o}.npy")) for o in OUTPUTS}
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qlower", required=True)
@@ -132,11 +119,10 @@ def main():
             for batch, seq in SHAPES:
                 runs += 1
                 feeds = inputs(rng, batch, seq)
-                try:
-                    got = run_qlower(args.qlower, mlir, feeds, tmp)
-                except RuntimeError as e:
-                    failures.append(f"{form} at ({batch}, {seq}): {e}")
-                    print(f"FAIL {form:22s} ({batch}, {seq:3d}): {e}")
+                got, err = qlower_cli.run(args.qlower, mlir, feeds, OUTPUTS, tmp, timeout=600)
+                if got is None:
+                    failures.append(f"{form} at ({batch}, {seq}): {err}")
+                    print(f"FAIL {form:22s} ({batch}, {seq:3d}): {err}")
                     continue
                 want = ort_oracle.run(model, feeds)
                 worst = max(rel_l2(got[o], want[o]) for o in OUTPUTS)

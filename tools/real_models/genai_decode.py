@@ -26,9 +26,8 @@ import tempfile
 import numpy as np
 import onnx
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools.real_models import make_genai_decoder as maker
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 BOUND = 1e-4
 
@@ -58,16 +57,10 @@ def empty_cache(batch):
 
 
 def run_qlower(qlower, mlir, feeds, outputs, tmp):
-    out = os.path.join(tmp, "out")
-    cmd = [qlower, "run", mlir, "--out-dir", out]
-    for name, v in feeds.items():
-        path = os.path.join(tmp, f"{name}.npy")
-        np.save(path, v)
-        cmd += ["-i", f"{name}={path}"]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
-    if r.returncode != 0:
-        raise RuntimeError(f"qlower run failed: {r.stderr.strip()}")
-    return {o: np.load(os.path.join(out, f"{o}.npy")) for o in outputs}
+    got, err = qlower_cli.run(qlower, mlir, feeds, outputs, tmp, timeout=300)
+    if got is None:
+        raise RuntimeError(f"qlower run failed: {err}")
+    return got
 
 
 def main():

@@ -25,14 +25,11 @@ builder's (Llama class):
 """
 
 import argparse
-import os
-import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools import nbits
 from qlower_tools.real_models.make_t5 import Builder
 

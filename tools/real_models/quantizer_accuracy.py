@@ -54,7 +54,6 @@ import time
 import numpy as np
 import onnx
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from qlower_tools.real_models import manifest
 from qlower_tools import ort_oracle
 from qlower_tools.real_models import run as harness

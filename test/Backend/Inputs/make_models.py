@@ -7,7 +7,6 @@ quantize_static, with one random float input each.
 """
 
 import os
-import sys
 import tempfile
 
 import numpy as np

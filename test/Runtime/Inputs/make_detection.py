@@ -10,7 +10,6 @@ the outputs byte for byte with `cmp`.
 """
 
 import os
-import sys
 
 import numpy as np
 import onnx

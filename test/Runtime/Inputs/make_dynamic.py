@@ -7,7 +7,6 @@ Runtime's byte for byte (the tests compare them with `cmp`).
 """
 
 import os
-import sys
 
 import numpy as np
 import onnx

@@ -9,7 +9,6 @@ to FLOAT in the graph (exact: every float8 value is an f32), and those are compa
 """
 
 import os
-import sys
 
 import numpy as np
 import onnx

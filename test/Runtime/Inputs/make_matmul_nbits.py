@@ -6,7 +6,6 @@ is exact in f32 and ONNX Runtime's output (tools/ort_oracle.py) is the only righ
 byte for byte, whatever the summation order."""
 
 import os
-import sys
 
 import numpy as np
 import onnx

@@ -9,7 +9,6 @@ linear interpolation is exact and the outputs equal ONNX Runtime's byte for byte
 """
 
 import os
-import sys
 
 import numpy as np
 import onnx
