@@ -101,19 +101,12 @@ fn gather_block_quantized<'c, 'a>(
     }
 
     // The rows read, flattened: [N].
-    let index_count = indices.dims.iter().try_fold(1, |acc, d| Some(acc * (*d)?));
-    let flat_size = match index_count {
-        Some(n) => o.int(n)?,
-        None => Size {
-            known: None,
-            ..o.int(-1)?
-        },
-    };
-    let flat = o.reshape(&o.cast(&indices, DType::I64)?, &[flat_size])?;
+    let flat = o.flatten(&o.cast(&indices, DType::I64)?)?;
     let rows = |x: &Tensor<'c, 'a>| o.index_select(x, 0, &flat);
 
     let codes = unpack(&o, &rows(&data)?, bits)?;
     let zero_points = match optional(b, 3, "zero_points")? {
+        None => None,
         Some(zp) => {
             if zp.dtype != DType::U8 {
                 bail!("zero_points must be uint8 like data");
@@ -123,25 +116,20 @@ fn gather_block_quantized<'c, 'a>(
                 if unpacked.dims[1].is_some_and(|w| w < blocks) {
                     bail!("zero_points hold fewer than {blocks} blocks a row");
                 }
-                o.slice(&unpacked, 1, 0, blocks)?
+                Some(o.slice(&unpacked, 1, 0, blocks)?)
             } else {
-                unpacked
+                Some(unpacked)
             }
-        }
-        None => {
-            let middle = 1 << (bits - 1);
-            let zeros = o.scalar(
-                "mul.Scalar",
-                &o.cast(&rows(&scales)?, DType::I32)?,
-                t.int(0)?,
-            )?;
-            o.scalar("add.Scalar", &zeros, t.int(middle)?)?
         }
     };
     let n = o.size(&codes, 0)?;
     let grouped = o.reshape(&codes, &[n, o.int(blocks)?, o.int(block)?])?;
-    let zp = o.unsqueeze(&zero_points, 2)?;
-    let centered = o.cast(&o.sub(&grouped, &zp)?, DType::F32)?;
+    // Without zero points every block's is the middle code, 8 or 128.
+    let centered = match zero_points {
+        Some(zp) => o.sub(&grouped, &o.unsqueeze(&zp, 2)?)?,
+        None => o.scalar("sub.Scalar", &grouped, t.int(1 << (bits - 1))?)?,
+    };
+    let centered = o.cast(&centered, DType::F32)?;
     let scale = o.unsqueeze(&o.cast(&rows(&scales)?, DType::F32)?, 2)?;
     let values = o.mul(&centered, &scale)?;
     let values = o.reshape(&values, &[n, o.int(columns)?])?;

@@ -409,6 +409,19 @@ impl<'t, 'c, 'a> Ops<'t, 'c, 'a> {
     }
 
     /// Rows `indices` (int64, any shape) of the 2-D `table`: `indices.shape + [columns]`.
+    /// `x` as one axis (`-1` in the reshape when a size is known only at run time).
+    pub fn flatten(&self, x: &Tensor<'c, 'a>) -> Result<Tensor<'c, 'a>> {
+        let count = x.dims.iter().try_fold(1, |acc, d| Some(acc * (*d)?));
+        let size = match count {
+            Some(n) => self.int(n)?,
+            None => Size {
+                known: None,
+                ..self.int(-1)?
+            },
+        };
+        self.reshape(x, &[size])
+    }
+
     pub fn gather_rows(
         &self,
         table: &Tensor<'c, 'a>,
@@ -417,18 +430,8 @@ impl<'t, 'c, 'a> Ops<'t, 'c, 'a> {
         if table.rank() != 2 {
             bail!("a table of rank {} where rank 2 was expected", table.rank());
         }
-        let count = indices.dims.iter().try_fold(1, |acc, d| Some(acc * (*d)?));
-        let flat_size = match count {
-            Some(n) => self.int(n)?,
-            None => self.int(-1)?,
-        };
-        let flat = self.reshape(
-            indices,
-            &[Size {
-                known: count,
-                ..flat_size
-            }],
-        )?;
+        let flat = self.flatten(indices)?;
+        let count = flat.dims[0];
         let rows = self.make(
             "index_select",
             &[table.value, self.t.int(0)?, flat.value],

@@ -9,7 +9,8 @@
 // CHECK: "torch.aten.div.Scalar_mode"
 // CHECK: "torch.aten.stack"
 // CHECK: "torch.aten.reshape"({{.+}} -> !torch.vtensor<[?,2,32],si32>
-// CHECK: "torch.aten.sub.Tensor"
+// CHECK: %[[EIGHT:.+]] = "torch.constant.int"() {value = 8 : i64}
+// CHECK: "torch.aten.sub.Scalar"({{.+}}, %[[EIGHT]],
 // CHECK: "torch.aten.mul.Tensor"
 // CHECK: return {{.+}} : !torch.vtensor<[1,?,64],f32>
 func.func @test_gather_block_quantized(%data: !torch.vtensor<[100,32],ui8>, %ids: !torch.vtensor<[1,?],si64>, %scales: !torch.vtensor<[100,2],f32>) -> !torch.vtensor<[1,?,64],f32> attributes {torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.opset_versions = {com.microsoft = 1 : si64}} {
