@@ -108,8 +108,8 @@ fn gather_block_quantized<'c, 'a>(
     let zero_points = match optional(b, 3, "zero_points")? {
         None => None,
         Some(zp) => {
-            if zp.dtype != DType::U8 {
-                bail!("zero_points must be uint8 like data");
+            if zp.dtype != DType::U8 || zp.rank() != 2 {
+                bail!("zero_points must be 2-D uint8 like data");
             }
             let unpacked = unpack(&o, &rows(&zp)?, bits)?;
             if unpacked.dims[1] != Some(blocks) {

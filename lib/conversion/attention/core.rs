@@ -58,6 +58,14 @@ pub fn attend<'c, 'a>(
     v: &Tensor<'c, 'a>,
     scoring: &Scoring<'c, 'a>,
 ) -> Result<Tensor<'c, 'a>> {
+    if q.rank() != 4 || k.rank() != 4 || v.rank() != 4 {
+        bail!(
+            "query, key and value in heads must be [B, N, S, H], but have ranks {}, {} and {}",
+            q.rank(),
+            k.rank(),
+            v.rank()
+        );
+    }
     let (Some(heads), Some(kv_heads)) = (q.dims[1], k.dims[1]) else {
         bail!("the numbers of heads must be known at compile time");
     };

@@ -86,3 +86,7 @@ func.func @test_embed_layer_norm(%ids: !torch.vtensor<[?,?],si32>, %word: !torch
 // RUN: not qlower-opt --convert-onnx-to-torch %S/Inputs/gqa_smooth_softmax_unsupported.mlir 2>&1 | FileCheck %s --check-prefix=SMOOTH
 // SMOOTH: GroupQueryAttention
 // SMOOTH-SAME: smooth_softmax and head_sink are not supported
+
+// Key in heads with a value that is not: an error naming the ranks, not a crash.
+// RUN: not qlower-opt --convert-onnx-to-torch %S/Inputs/mha_value_rank_unsupported.mlir 2>&1 | FileCheck %s --check-prefix=RANKS
+// RANKS: MultiHeadAttention: query, key and value in heads must be [B, N, S, H], but have ranks 4, 4 and 3
