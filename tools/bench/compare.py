@@ -32,6 +32,14 @@ dimensions are 1. `--real MODEL:FORM` adds a model of tools/real_models/manifest
 of its forms, fetched or made (and quantized by ONNX Runtime) into the real-model cache
 (`$QLOWER_MODEL_CACHE` or target/real_models) as the real-model test does, with the
 inputs that test generates (seed 0, the entry's first length).
+`--suite` times the benchmark suite of model classes instead of the single ops: the
+ResNet-18-shaped CNN quantized by ORT and by qlower, a BERT/MiniLM-class encoder
+(tools/real_models/make_bert.py, batch 1, sequence 128) dynamic and QDQ, and the real
+models of the classes people ship (`SUITE_REAL`): a Whisper-tiny encoder shipped QDQ, a
+T5 v1.1-style encoder quantized dynamically, a tf2onnx-style NHWC ResNet-50, YOLOv8n and a
+PP-OCR text detector, each QDQ by ORT. After the table it prints, per thread count, the
+geometric mean of the ratios, and per model the time at the highest thread count over
+the time at one thread (qlower's and ORT's).
 This is a benchmark, never a test: it asserts nothing about time.
 """
 
@@ -169,6 +177,23 @@ def real_model(spec, cache):
     return path, run.make_inputs(model, 0)
 
 
+SUITE_MODELS = "resnet18-ort,resnet18-qlower,bert-dynamic,bert-qdq"
+SUITE_REAL = ["smart-turn-v3.2:shipped", "t5-v1.1-encoder:dynamic", "resnet50-tf2onnx:qdq",
+              "yolov8n-320:qdq", "ppocr-det:qdq"]
+
+
+def bert_model(form, work):
+    """(path, feeds) of the BERT-class encoder in `form` (bert_forms.py's forms), at batch 1
+    and sequence 128 with the mask's tail zero."""
+    from qlower_tools.real_models import bert_forms
+    folder = os.path.join(work, f"bert-{form}")
+    os.makedirs(folder, exist_ok=True)
+    path = bert_forms.make_form(form, folder)
+    feeds = bert_forms.inputs(np.random.default_rng(0), 1, 128)
+    feeds["attention_mask"][0, 100:] = 0
+    return path, feeds
+
+
 def calibration_inputs(count, size, rng):
     return [rng.rand(1, 3, size, size).astype(np.float32) * 2 - 1 for _ in range(count)]
 
@@ -229,6 +254,30 @@ def qlower_median(qlower, path, inputs, threads, iterations):
     return json.loads(out)["median_ms"]
 
 
+def geomean(values):
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def summarize(results, names, thread_counts):
+    """Geometric means of the ratios per thread count, and how much the extra threads
+    helped each model."""
+    if len(names) < 2:
+        return
+    print(f"\n{'geometric mean':<24} {'threads':>7} {'vs default':>11} {'vs exact':>9}")
+    for threads in thread_counts:
+        rows = [results[(n, threads)] for n in names]
+        print(f"{'':<24} {threads:>7} {geomean([q / d for q, d, _ in rows]):>11.2f} "
+              f"{geomean([q / e for q, _, e in rows]):>9.2f}")
+    if len(thread_counts) < 2:
+        return
+    low, high = min(thread_counts), max(thread_counts)
+    print(f"\n{'time at ' + str(high) + ' / at ' + str(low) + ' threads':<32} {'qlower':>7} {'ORT default':>12}")
+    for n in names:
+        q1, d1, _ = results[(n, low)]
+        q2, d2, _ = results[(n, high)]
+        print(f"{n:<32} {q2 / q1:>7.2f} {d2 / d1:>12.2f}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--qlower", default=os.path.join(REPO, "target", "release", "qlower"))
@@ -246,7 +295,12 @@ def main():
     p.add_argument("--real", action="append", default=[], metavar="MODEL:FORM",
                    help="also time this real model of tools/real_models/manifest.py in this form, "
                         "with the real-model test's inputs; timed with --e2e-iterations")
+    p.add_argument("--suite", action="store_true",
+                   help="time the benchmark suite of model classes (see above) instead of --models")
     args = p.parse_args()
+    if args.suite:
+        args.models = SUITE_MODELS
+        args.real = SUITE_REAL + args.real
     wanted = args.models.split(",")
     rng = np.random.RandomState(0)
     work = tempfile.mkdtemp(prefix="qlower-bench-")
@@ -279,6 +333,10 @@ def main():
         if "resnet18-qlower" in wanted:
             path = resnet18_qlower(args.qlower, float_path, work, samples)
             models.append(("resnet18-qlower", path, feeds, args.e2e_iterations))
+    for form in ("dynamic", "qdq"):
+        if f"bert-{form}" in wanted:
+            path, feeds = bert_model(form, work)
+            models.append((f"bert-{form}", path, feeds, args.e2e_iterations))
     for spec in args.onnx:
         name, _, path = spec.partition("=")
         models.append((name, path, file_model(path, rng), args.e2e_iterations))
@@ -289,13 +347,15 @@ def main():
     print(f"CPU: {ort_oracle.cpu_name()}; onnxruntime {ort.__version__}", flush=True)
     print(f"{'model':<24} {'threads':>7} {'qlower ms':>10} {'ORT default':>12} {'ORT exact':>10} "
           f"{'vs default':>11} {'vs exact':>9}", flush=True)
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    results = {}  # (name, threads) -> (qlower ms, ORT default ms, ORT exact ms)
     for name, path, feeds, iterations in models:
         inputs = {}
         for k, v in feeds.items():
             f = os.path.join(work, f"{name}_{k}.npy")
             np.save(f, v)
             inputs[k] = f
-        for threads in [int(t) for t in args.threads.split(",")]:
+        for threads in thread_counts:
             ours, default, exact = [], [], []
             for _ in range(args.rounds):  # interleaved, so drift affects all alike
                 ours.append(qlower_median(args.qlower, path, inputs, threads, iterations))
@@ -304,6 +364,8 @@ def main():
             q, d, e = statistics.median(ours), statistics.median(default), statistics.median(exact)
             print(f"{name:<24} {threads:>7} {q:>10.3f} {d:>12.3f} {e:>10.3f} {q / d:>11.2f} {q / e:>9.2f}",
                   flush=True)
+            results[(name, threads)] = (q, d, e)
+    summarize(results, [m[0] for m in models], thread_counts)
     shutil.rmtree(work, ignore_errors=True)
 
 
