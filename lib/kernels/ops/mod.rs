@@ -31,6 +31,7 @@ pub mod resize;
 mod resize_antialias;
 mod resize_crop;
 mod resize_cubic;
+mod row_reduce;
 pub mod scalar;
 pub mod scatter_gather;
 pub mod select;

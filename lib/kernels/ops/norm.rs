@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 
 use rayon::prelude::*;
 
+use super::row_reduce::{max_or_nan, sum_f64};
 use super::vector_math::{Func, map_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::data::{Prec, cast, from_f64};
@@ -196,17 +197,12 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     let rows = |x: &[f32], y: &mut [f32]| {
         let mut shifted = vec![0.0f32; size];
         for (x, y) in x.chunks(size).zip(y.chunks_mut(size)) {
-            let max = x.iter().fold(
-                f32::NEG_INFINITY,
-                |m, &v| {
-                    if v > m || v.is_nan() { v } else { m }
-                },
-            );
+            let max = max_or_nan(x);
             for (s, &v) in shifted.iter_mut().zip(x) {
                 *s = v - max;
             }
             map_on(Isa::best(), Func::Exp, &shifted, y);
-            let sum = y.iter().map(|&e| f64::from(e)).sum::<f64>() as f32;
+            let sum = sum_f64(y) as f32;
             let inv = (1.0 / f64::from(sum)) as f32;
             for e in y.iter_mut() {
                 *e *= inv;

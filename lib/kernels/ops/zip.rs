@@ -256,12 +256,14 @@ fn repeating(
 ) -> Vec<f32> {
     let mut out = vec![0.0f32; big.len()];
     let period = small.len();
-    if let [s] = small {
-        // A one-element tensor (a rank-0 constant): a scalar.
+    if let &[s] = small {
+        // A one-element tensor (a rank-0 constant): a scalar, held by value so that the
+        // loop keeps it in a register and vectorizes (behind a reference it was loaded
+        // again for each element, and the loop stayed scalar).
         if swap {
-            map_into(big, &mut out, |x| f(*s, x));
+            map_into(big, &mut out, move |x| f(s, x));
         } else {
-            map_into(big, &mut out, |x| f(x, *s));
+            map_into(big, &mut out, move |x| f(x, s));
         }
         return out;
     }
@@ -398,8 +400,8 @@ pub fn fast_f32_binary(
                 body(((a, b), &mut out));
             }
         }
-        (F32::Values(a), F32::Scalar(b)) => map_into(a, &mut out, |a| f(a, b)),
-        (F32::Scalar(a), F32::Values(b)) => map_into(b, &mut out, |b| f(a, b)),
+        (F32::Values(a), F32::Scalar(b)) => map_into(a, &mut out, move |a| f(a, b)),
+        (F32::Scalar(a), F32::Values(b)) => map_into(b, &mut out, move |b| f(a, b)),
         (F32::Scalar(_), F32::Scalar(_)) => return None,
     }
     Some((shape.to_vec(), out))
