@@ -44,6 +44,17 @@ impl Aligned {
         }
         self.len = len;
     }
+
+    /// `len` bytes whose values are unspecified, what earlier use left there: for a
+    /// buffer kept across calls whose every byte is written before it is read, so that
+    /// reusing it costs no zeroing.
+    pub fn fit_unzeroed(&mut self, len: usize) {
+        if self.start + len > self.buf.len() {
+            *self = Aligned::zeroed(len);
+        } else {
+            self.len = len;
+        }
+    }
 }
 
 impl Clone for Aligned {
