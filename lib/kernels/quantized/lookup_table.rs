@@ -19,6 +19,9 @@ use crate::kernels::{Call, args};
 /// themselves.
 const CHUNK: usize = 1 << 16;
 
+/// Elements per rayon task of the byte-permute lookup.
+const BYTE_TASK: usize = 1 << 18;
+
 /// Operands: x (8-bit integers, quantized or raw), table ([channels, 256] of the
 /// result's storage, row `c` indexed by the bit pattern of x), axis (the channel axis
 /// of x; unused for one channel), y_scale, y_zero_point. The result carries y_scale and
@@ -103,9 +106,12 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
         let rows = table.len() / 256;
         if rows > 0 {
             let channels = channels.clamp(1, rows);
-            // One channel's run at a time, several runs to a task.
-            let run = if channels == 1 { CHUNK } else { inner };
-            let per_task = run * (CHUNK / run).max(1);
+            // One channel's run at a time, several runs to a task. A byte permute
+            // looks up 64 elements in a few cycles, so a task takes `BYTE_TASK`:
+            // YOLOv8n's SiLU tables over 400K elements took 27 µs at 1 thread and
+            // 35 µs at 2 in tasks of 64K.
+            let run = if channels == 1 { BYTE_TASK } else { inner };
+            let per_task = run * (BYTE_TASK / run).max(1);
             let mut y = vec![0u8; x.len()];
             let work = |(k, (out, x)): (usize, (&mut [u8], &[u8]))| {
                 let first = k * per_task / run;
