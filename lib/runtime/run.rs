@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result, bail};
 
 use super::plan::{Plan, Step, check_results};
 use super::profile::Profile;
+use super::threads::with_workers_awake;
 use crate::kernels::Call;
 use crate::kernels::ResultType;
 use crate::kernels::tensor::dtype::DType;
@@ -56,7 +57,7 @@ impl Plan {
         for (port, t) in self.inputs.iter().zip(inputs) {
             slots[port.slot] = Some(Value::tensor(t));
         }
-        execute(&self.steps, &mut slots, profile)?;
+        with_workers_awake(|| execute(&self.steps, &mut slots, profile))?;
         // Several graph outputs may name one value (an output and the Identity of it, or
         // a constant listed twice): each gets a copy, the last one takes the value.
         let mut readers: HashMap<usize, usize> = HashMap::new();
