@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::promote::result_type;
-use super::zip::{Arg, arg, out_dtype, zip_float, zip_int};
+use super::zip::{Arg, arg, out_dtype, zip, zip_float, zip_int};
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -53,22 +53,37 @@ fn ge(c: &Call) -> Result<Vec<Value>> {
 
 /// `test` of the ordering of the operands, compared in their promoted type. A NaN
 /// compares unequal to everything, so only `ne` holds for it.
-fn compare(c: &Call, test: fn(std::cmp::Ordering) -> bool) -> Result<Vec<Value>> {
+fn compare(c: &Call, test: impl Fn(std::cmp::Ordering) -> bool) -> Result<Vec<Value>> {
     let (a, b) = (arg(c, 0)?, arg(c, 1)?);
     let common = result_type(&[a.operand(), b.operand()])
         .ok_or_else(|| anyhow::anyhow!("the operands have no common type"))?;
     let nan_result = test(std::cmp::Ordering::Less) && test(std::cmp::Ordering::Greater);
+    // `test` is generic, not a function pointer, so each comparison inlines it.
+    let operands = [a, b];
     let (shape, v) = if is_float(common) {
-        zip_float(&[a, b], Prec(common), |x| {
-            let r = x[0].partial_cmp(&x[1]).map_or(nan_result, test);
-            f64::from(u8::from(r))
+        let prec = Prec(common);
+        let inputs: Vec<(&[usize], Vec<f64>)> = operands
+            .iter()
+            .map(|a| (a.shape(), a.floats(prec)))
+            .collect();
+        zip(&inputs, |x| {
+            Ok(x[0].partial_cmp(&x[1]).map_or(nan_result, &test))
         })?
     } else {
-        let (shape, v) = zip_int(&[a, b], |x| Ok(i64::from(test(x[0].cmp(&x[1])))))?;
-        (shape, v.into_iter().map(|x| x as f64).collect())
+        let inputs: Vec<(&[usize], Vec<i64>)> =
+            operands.iter().map(|a| (a.shape(), a.ints())).collect();
+        zip(&inputs, |x| Ok(test(x[0].cmp(&x[1]))))?
     };
-    let dtype = args::declared_dtype(c).unwrap_or(DType::Bool);
-    args::ret(c, Tensor::new(shape, from_f64(dtype, &v))?)
+    let data = match args::declared_dtype(c).unwrap_or(DType::Bool) {
+        DType::Bool => Data::Bool(v),
+        dtype => from_f64(
+            dtype,
+            &v.into_iter()
+                .map(|r| f64::from(u8::from(r)))
+                .collect::<Vec<_>>(),
+        ),
+    };
+    args::ret(c, Tensor::new(shape, data)?)
 }
 
 /// `where(condition, a, b)`: `a` where the condition holds, else `b`, broadcast.

@@ -9,7 +9,7 @@ use crate::kernels::Call;
 use crate::kernels::args;
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64};
 use crate::kernels::tensor::dtype::DType;
-use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::layout::{broadcast_shapes, broadcast_strides, result_count};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 
@@ -114,17 +114,43 @@ pub fn zip<T: Copy + Default, R>(
         shape = broadcast_shapes(&shape, s)?;
     }
     let n = result_count(&shape)?;
-    let maps = inputs
+    let steps = inputs
         .iter()
-        .map(|(s, _)| broadcast_map(s, &shape))
+        .map(|(s, _)| broadcast_strides(s, &shape))
         .collect::<Result<Vec<_>>>()?;
-    let mut buf = [T::default(); MAX_ARITY];
     let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        for (k, ((_, values), map)) in inputs.iter().zip(&maps).enumerate() {
-            buf[k] = values[map.as_ref().map_or(i, |m| m[i])];
+    if n == 0 {
+        return Ok((shape, out));
+    }
+    // Rows along the last dimension, each operand read from its offset with its step
+    // (0 where it broadcasts); the outer dimensions counted like an odometer. An index
+    // table per operand cost a load and a multiply-add more per element.
+    let rank = shape.len();
+    let row = shape.last().copied().unwrap_or(1);
+    let along = |k: usize| steps[k].last().copied().unwrap_or(0);
+    let mut offsets = [0usize; MAX_ARITY];
+    let mut counter = vec![0usize; rank.saturating_sub(1)];
+    let mut buf = [T::default(); MAX_ARITY];
+    for _ in 0..n / row {
+        for j in 0..row {
+            for (k, (_, values)) in inputs.iter().enumerate() {
+                buf[k] = values[offsets[k] + j * along(k)];
+            }
+            out.push(f(&buf[..inputs.len()])?);
         }
-        out.push(f(&buf[..inputs.len()])?);
+        for d in (0..counter.len()).rev() {
+            counter[d] += 1;
+            for (k, steps) in steps.iter().enumerate() {
+                offsets[k] += steps[d];
+            }
+            if counter[d] < shape[d] {
+                break;
+            }
+            counter[d] = 0;
+            for (k, steps) in steps.iter().enumerate() {
+                offsets[k] -= steps[d] * shape[d];
+            }
+        }
     }
     Ok((shape, out))
 }

@@ -121,9 +121,40 @@ pub fn broadcast_map(input: &[usize], out: &[usize]) -> Result<Option<Vec<usize>
     Ok(Some(view_map(out, &view, 0)?))
 }
 
+/// For each dimension of `out`, the step in `input`'s row-major values that one step
+/// along it takes when `input` broadcasts to `out`: 0 along a broadcast dimension.
+pub fn broadcast_strides(input: &[usize], out: &[usize]) -> Result<Vec<usize>> {
+    if input.len() > out.len() {
+        bail!("shape {input:?} does not broadcast to {out:?}");
+    }
+    let lead = out.len() - input.len();
+    let in_strides = strides(input);
+    let mut steps = vec![0usize; out.len()];
+    for (i, &size) in input.iter().enumerate() {
+        if size == out[lead + i] {
+            steps[lead + i] = in_strides[i];
+        } else if size != 1 {
+            bail!("shape {input:?} does not broadcast to {out:?}");
+        }
+    }
+    Ok(steps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn broadcast_strides_are_zero_along_broadcast_dimensions() {
+        assert_eq!(
+            broadcast_strides(&[3, 1], &[2, 3, 4]).unwrap(),
+            vec![0, 1, 0]
+        );
+        assert_eq!(broadcast_strides(&[], &[2]).unwrap(), vec![0]);
+        assert_eq!(broadcast_strides(&[2, 3], &[2, 3]).unwrap(), vec![3, 1]);
+        assert!(broadcast_strides(&[2], &[3]).is_err());
+        assert!(broadcast_strides(&[1, 2], &[2]).is_err());
+    }
 
     #[test]
     fn strides_are_row_major() {
