@@ -69,8 +69,14 @@ pub const DEQUANTIZED_LOOKUP: &str = "qlower.dequantized_lookup";
 /// `[N, k_blocks, block·bits/8]` (ONNX Runtime's layout, low-first), scales and zero
 /// points `[N · k_blocks]`, K, bits.
 pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
+/// Float attention, `softmax((q · kᵀ) ∘ scale + mask, -1) · v` over f32 tensors with
+/// batch dimensions: q, kᵀ, v, scale (a float or one-element tensor, or none),
+/// divide (whether the scores are divided by the scale, else multiplied), mask (or
+/// none, broadcasting to the scores).
+pub const ATTENTION: &str = "qlower.attention";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
+    ATTENTION,
     QLINEAR_CONV,
     QLINEAR_MATMUL,
     DEQUANTIZED_CONV,

@@ -2,7 +2,7 @@
 //! looks an op up here and nowhere else: what runs is what the IR says.
 
 use crate::dialect::qlower;
-use crate::kernels::linalg::nbits;
+use crate::kernels::linalg::{attention, nbits};
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
     dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_concat, qlinear_pool,
@@ -19,6 +19,7 @@ pub struct FusedKernel {
 /// The kernel that runs the `qlower.` op `name`.
 pub fn lookup(name: &str) -> Option<FusedKernel> {
     let (kernel, prepare): (Kernel, Option<Prepare>) = match name {
+        qlower::ATTENTION => (attention::attention, None),
         qlower::QLINEAR_CONV => (qlinear::qlinear_conv, Some(qlinear::prepare_conv)),
         qlower::QLINEAR_MATMUL => (qlinear::qlinear_matmul, Some(qlinear::prepare_matmul)),
         qlower::DEQUANTIZED_CONV => (

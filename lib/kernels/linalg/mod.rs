@@ -1,6 +1,7 @@
 //! Linear algebra: float convolution and matmul over a float GEMM (`sgemm`), and the
 //! fast quantized convolution and matmul over an 8-bit integer GEMM (`qgemm`).
 
+pub mod attention;
 pub mod conv;
 pub mod matmul;
 pub mod nbits;

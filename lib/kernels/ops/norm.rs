@@ -197,16 +197,7 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     let rows = |x: &[f32], y: &mut [f32]| {
         let mut shifted = vec![0.0f32; size];
         for (x, y) in x.chunks(size).zip(y.chunks_mut(size)) {
-            let max = max_or_nan(x);
-            for (s, &v) in shifted.iter_mut().zip(x) {
-                *s = v - max;
-            }
-            map_on(Isa::best(), Func::Exp, &shifted, y);
-            let sum = sum_f64(y) as f32;
-            let inv = (1.0 / f64::from(sum)) as f32;
-            for e in y.iter_mut() {
-                *e *= inv;
-            }
+            softmax_row(x, &mut shifted, y);
         }
     };
     if x.len() >= 1 << 15 {
@@ -218,6 +209,22 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
         rows(x, &mut y);
     }
     y
+}
+
+/// Softmax of one f32 row `x` into `y`, `shifted` a scratch row of its length:
+/// `softmax_rows`' arithmetic, which the fused attention kernel shares so that it
+/// gives the bytes of the unfused ops.
+pub(crate) fn softmax_row(x: &[f32], shifted: &mut [f32], y: &mut [f32]) {
+    let max = max_or_nan(x);
+    for (s, &v) in shifted.iter_mut().zip(x) {
+        *s = v - max;
+    }
+    map_on(Isa::best(), Func::Exp, shifted, y);
+    let sum = sum_f64(y) as f32;
+    let inv = (1.0 / f64::from(sum)) as f32;
+    for e in y.iter_mut() {
+        *e *= inv;
+    }
 }
 
 #[cfg(test)]

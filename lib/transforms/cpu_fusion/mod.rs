@@ -3,7 +3,8 @@
 //! everything that kernel reads. The backend then runs every op by its name, so the IR
 //! shows what executes.
 //!
-//! One file per family: convolutions and matmuls (`conv_matmul`), element-wise add,
+//! One file per family: float attention, the matmul of a softmax of scaled and
+//! masked scores by v (`attention`), convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools of quantized
 //! or 8-bit integer tensors (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
 //! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
@@ -23,6 +24,7 @@
 //! visited in. So this pass does not run on the greedy driver; it walks each block
 //! once, and nothing in it can panic (the matchers decline with `None`).
 
+mod attention;
 mod avg_pool;
 mod compose_lookups;
 mod concat;
@@ -140,7 +142,9 @@ fn find<'c: 'a, 'a>(
         "torch.aten.mul.Tensor" => dynamic::match_mul(op).or_else(|| lookup_table::match_float(op)),
         "torch.aten.add.Tensor" => dynamic::match_add(op).or_else(|| lookup_table::match_float(op)),
         name if lookup_table::is_elementwise(name) => lookup_table::match_float(op),
-        "torch.aten.matmul" => nbits::match_matmul(op),
+        "torch.aten.matmul" => {
+            nbits::match_matmul(op).or_else(|| attention::match_attention(op, uses))
+        }
         "torch.aten.to.dtype" => max_pool::match_integer(op),
         name if name.starts_with("torch.aten.max_pool") => max_pool::match_bytes(op),
         _ => None,

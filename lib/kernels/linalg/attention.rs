@@ -1,0 +1,372 @@
+//! `qlower.attention`: `softmax((q · kᵀ) ∘ scale + mask, -1) · v` in f32, one
+//! (batch, head) matrix at a time. Unfused, each step was a pass over every head's
+//! `[M, N]` scores: a fresh tensor, a kernel split over the pool by itself. Here each
+//! task keeps its scores in scratch and runs its whole chain, and the tasks are the
+//! heads.
+//!
+//! It gives the unfused ops' bytes: each product is the same `sgemm` call on the same
+//! `[M, K] · [K, N]` and `[M, N] · [N, D]` matrices (whose result does not depend on
+//! the thread count), the scale and mask are the same f32 operations in the same
+//! order, and the softmax is `norm::softmax_row`.
+
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use super::sgemm::{self, Matrix, Threads};
+use crate::kernels::ops::norm::softmax_row;
+use crate::kernels::tensor::layout::{broadcast_shapes, broadcast_strides, result_count};
+use crate::kernels::tensor::value::Value;
+use crate::kernels::tensor::{Data, Tensor};
+use crate::kernels::{Call, args};
+
+/// How the scores are scaled before the mask is added.
+#[derive(Clone, Copy)]
+enum Scale {
+    None,
+    Multiply(f32),
+    Divide(f32),
+}
+
+/// Operands: q `[batch…, M, K]`, kᵀ `[batch…, K, N]`, v `[batch…, N, D]` (f32, batch
+/// dimensions broadcasting), scale (a float, a one-element f32 tensor, or none),
+/// whether the scores are divided by it (else multiplied), and an f32 mask (or none)
+/// broadcasting to the scores `[batch…, M, N]`, added after the scale.
+pub fn attention(c: &Call) -> Result<Vec<Value>> {
+    let (q, kt, v) = (
+        f32_operand(c, 0, "q")?,
+        f32_operand(c, 1, "k transposed")?,
+        f32_operand(c, 2, "v")?,
+    );
+    let scale = match args::opt(c, 3) {
+        None => Scale::None,
+        Some(Value::Float(s)) => scale_of(*s as f32, args::boolean(c, 4)?),
+        Some(_) => match &args::tensor(c, 3)?.data {
+            Data::F32(s) if s.len() == 1 => scale_of(s[0], args::boolean(c, 4)?),
+            _ => bail!("the scale must be a float or a one-element f32 tensor"),
+        },
+    };
+    let mask = match args::opt_tensor(c, 5)? {
+        None => None,
+        Some(t) => match &t.data {
+            Data::F32(m) => Some((t, m.as_slice())),
+            _ => bail!("the mask must be f32, but is {}", t.dtype()),
+        },
+    };
+    let rank = q.0.rank();
+    if rank < 2 || kt.0.rank() != rank || v.0.rank() != rank {
+        bail!(
+            "q, kᵀ and v must have one rank of at least 2, but are {:?}, {:?} and {:?}",
+            q.0.shape,
+            kt.0.shape,
+            v.0.shape
+        );
+    }
+    let (m, k) = (q.0.shape[rank - 2], q.0.shape[rank - 1]);
+    let n = kt.0.shape[rank - 1];
+    let d = v.0.shape[rank - 1];
+    if kt.0.shape[rank - 2] != k || v.0.shape[rank - 2] != n {
+        bail!(
+            "q {:?}, kᵀ {:?} and v {:?} do not chain",
+            q.0.shape,
+            kt.0.shape,
+            v.0.shape
+        );
+    }
+    let mut batch = broadcast_shapes(&q.0.shape[..rank - 2], &kt.0.shape[..rank - 2])?;
+    batch = broadcast_shapes(&batch, &v.0.shape[..rank - 2])?;
+    let batches = result_count(&batch)?;
+    let scores_shape = [batch.as_slice(), &[m, n]].concat();
+    let mask = match mask {
+        None => None,
+        Some((t, values)) => {
+            if broadcast_shapes(&t.shape, &scores_shape)? != scores_shape {
+                bail!(
+                    "the mask {:?} does not broadcast to the scores {scores_shape:?}",
+                    t.shape
+                );
+            }
+            Some((broadcast_strides(&t.shape, &scores_shape)?, values))
+        }
+    };
+    let starts = |t: &Tensor| -> Result<Vec<usize>> {
+        let steps = broadcast_strides(&t.shape[..rank - 2], &batch)?;
+        let per = t.shape[rank - 2] * t.shape[rank - 1];
+        Ok(offsets(&batch, &steps)
+            .into_iter()
+            .map(|o| o * per)
+            .collect())
+    };
+    let (q_at, kt_at, v_at) = (starts(q.0)?, starts(kt.0)?, starts(v.0)?);
+    let mask_at = mask
+        .as_ref()
+        .map(|(steps, _)| offsets(&batch, &steps[..rank - 2]));
+    let shape = [batch.as_slice(), &[m, d]].concat();
+    let mut out = vec![0.0f32; result_count(&shape)?];
+    if out.is_empty() {
+        return args::ret(c, Tensor::new(shape, Data::F32(out))?);
+    }
+    let head = |(b, y): (usize, &mut [f32])| -> bool {
+        let mut scores = vec![0.0f32; m * n];
+        let view = |data, rows, cols| Matrix {
+            data,
+            rows,
+            cols,
+            row_stride: cols,
+        };
+        let (Some(qb), Some(ktb), Some(vb)) = (
+            q.1.get(q_at[b]..q_at[b] + m * k),
+            kt.1.get(kt_at[b]..kt_at[b] + k * n),
+            v.1.get(v_at[b]..v_at[b] + n * d),
+        ) else {
+            return false;
+        };
+        if !sgemm::multiply(
+            view(qb, m, k),
+            view(ktb, k, n),
+            &mut scores,
+            n,
+            Threads::One,
+        ) {
+            return false;
+        }
+        let mut probs = vec![0.0f32; m * n];
+        let mut shifted = vec![0.0f32; n];
+        for (i, (s, p)) in scores.chunks_mut(n).zip(probs.chunks_mut(n)).enumerate() {
+            let mask_row = match (&mask, &mask_at) {
+                (Some((steps, values)), Some(at)) => {
+                    let row = at[b] + i * steps[rank - 2];
+                    match steps[rank - 1] {
+                        0 => MaskRow::Same(values[row]),
+                        _ => MaskRow::Values(&values[row..row + n]),
+                    }
+                }
+                _ => MaskRow::None,
+            };
+            match scale {
+                Scale::None => add_mask(s, mask_row, |x| x),
+                Scale::Multiply(f) => add_mask(s, mask_row, |x| x * f),
+                Scale::Divide(f) => add_mask(s, mask_row, |x| x / f),
+            }
+            softmax_row(s, &mut shifted, p);
+        }
+        sgemm::multiply(view(&probs, m, n), view(vb, n, d), y, d, Threads::One)
+    };
+    let fine = if batches > 1 && rayon::current_num_threads() > 1 {
+        out.par_chunks_mut(m * d).enumerate().map(head).all(|ok| ok)
+    } else {
+        out.chunks_mut(m * d).enumerate().map(head).all(|ok| ok)
+    };
+    if !fine {
+        bail!("internal error: an attention operand is shorter than its shape");
+    }
+    args::ret(c, Tensor::new(shape, Data::F32(out))?)
+}
+
+/// A row of the mask as the scores see it.
+#[derive(Clone, Copy)]
+enum MaskRow<'a> {
+    None,
+    /// One value for the whole row (the mask broadcasts along it).
+    Same(f32),
+    Values(&'a [f32]),
+}
+
+/// `scaled(x) + mask` over a row of scores, in place: two f32 operations rounded each,
+/// as the unfused ops round them. One loop per case, so that each vectorizes.
+#[inline(always)]
+fn add_mask(row: &mut [f32], mask: MaskRow, scaled: impl Fn(f32) -> f32) {
+    match mask {
+        MaskRow::None => row.iter_mut().for_each(|x| *x = scaled(*x)),
+        MaskRow::Same(m) => row.iter_mut().for_each(|x| *x = scaled(*x) + m),
+        MaskRow::Values(m) => row
+            .iter_mut()
+            .zip(m)
+            .for_each(|(x, &m)| *x = scaled(*x) + m),
+    }
+}
+
+fn scale_of(s: f32, divide: bool) -> Scale {
+    if divide {
+        Scale::Divide(s)
+    } else {
+        Scale::Multiply(s)
+    }
+}
+
+/// Operand `i` as an f32 tensor and its values.
+fn f32_operand<'c>(c: &'c Call, i: usize, name: &str) -> Result<(&'c Tensor, &'c [f32])> {
+    let t = args::tensor(c, i)?;
+    match &t.data {
+        Data::F32(v) if t.quant.is_none() => Ok((t, v)),
+        _ => bail!("{name} must be an f32 tensor, but is {}", t.dtype()),
+    }
+}
+
+/// The offset, by `steps`, of each index of `shape` in row-major order.
+fn offsets(shape: &[usize], steps: &[usize]) -> Vec<usize> {
+    let mut out = vec![0usize];
+    for (&size, &step) in shape.iter().zip(steps) {
+        out = out
+            .iter()
+            .flat_map(|&o| (0..size).map(move |i| o + i * step))
+            .collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::testing::*;
+
+    /// Values in about [-2, 2): scores of every sign, and probabilities that round.
+    fn values(seed: u64, shape: &[usize]) -> Value {
+        let n: usize = shape.iter().product();
+        let v: Vec<f32> = test_bytes(seed, n * 2)
+            .chunks_exact(2)
+            .map(|b| (f32::from(u16::from_le_bytes([b[0], b[1]])) / 16384.0) - 2.0)
+            .collect();
+        f32s(shape, &v)
+    }
+
+    fn fused(args: &[Value]) -> Vec<f32> {
+        let out = attention(&Call {
+            args,
+            results: &[unknown()],
+        })
+        .unwrap();
+        match &out[0] {
+            Value::Tensor(t) => f32_values(t),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The unfused ops, as the lowering writes them.
+    fn unfused(
+        q: &Value,
+        kt: &Value,
+        v: &Value,
+        scale: &Value,
+        divide: bool,
+        mask: &Value,
+    ) -> Vec<f32> {
+        let mut x =
+            Value::Tensor(run1("aten.matmul", &[q.clone(), kt.clone()], unknown()).unwrap());
+        if !matches!(scale, Value::None) {
+            let op = if divide {
+                "aten.div.Tensor"
+            } else {
+                "aten.mul.Tensor"
+            };
+            x = Value::Tensor(run1(op, &[x, scale.clone()], unknown()).unwrap());
+        }
+        if !matches!(mask, Value::None) {
+            x = Value::Tensor(
+                run1(
+                    "aten.add.Tensor",
+                    &[x, mask.clone(), Value::Int(1)],
+                    unknown(),
+                )
+                .unwrap(),
+            );
+        }
+        let p = run1(
+            "aten.softmax.int",
+            &[x, Value::Int(-1), Value::None],
+            unknown(),
+        )
+        .unwrap();
+        f32_values(&run1("aten.matmul", &[Value::Tensor(p), v.clone()], unknown()).unwrap())
+    }
+
+    #[test]
+    fn fused_attention_gives_the_bytes_of_the_unfused_ops() {
+        // (batch dims of q, kᵀ, v; M, K, N, D; mask shape; scale)
+        let cases: Vec<(
+            Vec<usize>,
+            usize,
+            usize,
+            usize,
+            usize,
+            Option<Vec<usize>>,
+            Value,
+            bool,
+        )> = vec![
+            (
+                vec![2, 4],
+                7,
+                16,
+                7,
+                16,
+                Some(vec![2, 1, 1, 7]),
+                f32s(&[], &[4.0]),
+                true,
+            ),
+            (vec![1, 3], 33, 8, 20, 5, None, Value::Float(0.125), false),
+            (vec![3], 5, 4, 9, 6, Some(vec![5, 9]), Value::None, false),
+            (
+                vec![1, 2],
+                128,
+                32,
+                128,
+                32,
+                Some(vec![1, 2, 128, 128]),
+                f32s(&[1], &[0.17]),
+                false,
+            ),
+            (
+                vec![1, 6],
+                300,
+                64,
+                300,
+                64,
+                Some(vec![300, 1]),
+                f32s(&[], &[8.0]),
+                true,
+            ),
+        ];
+        for (i, (batch, m, k, n, d, mask, scale, divide)) in cases.into_iter().enumerate() {
+            let shape = |a: usize, b: usize| [batch.as_slice(), &[a, b]].concat();
+            let (q, kt, v) = (
+                values(i as u64, &shape(m, k)),
+                values(100 + i as u64, &shape(k, n)),
+                values(200 + i as u64, &shape(n, d)),
+            );
+            let mask = mask.map_or(Value::None, |s| values(300 + i as u64, &s));
+            let want = unfused(&q, &kt, &v, &scale, divide, &mask);
+            let got = fused(&[q, kt, v, scale, Value::Bool(divide), mask]);
+            assert_same_f32_bits(&got, &want, &format!("case {i}"));
+        }
+    }
+
+    #[test]
+    fn operands_that_do_not_chain_are_errors() {
+        let (q, kt, v) = (
+            values(1, &[2, 3, 4]),
+            values(2, &[2, 5, 6]),
+            values(3, &[2, 6, 2]),
+        );
+        let args = [q, kt, v, Value::None, Value::Bool(false), Value::None];
+        assert!(
+            attention(&Call {
+                args: &args,
+                results: &[unknown()]
+            })
+            .is_err()
+        );
+        let (q, kt, v) = (
+            values(1, &[2, 3, 4]),
+            values(2, &[2, 4, 6]),
+            values(3, &[2, 6, 2]),
+        );
+        let bad_mask = values(4, &[2, 5, 6]);
+        let args = [q, kt, v, Value::None, Value::Bool(false), bad_mask];
+        assert!(
+            attention(&Call {
+                args: &args,
+                results: &[unknown()]
+            })
+            .is_err()
+        );
+    }
+}

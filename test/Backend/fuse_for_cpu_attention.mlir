@@ -1,0 +1,94 @@
+// fuse-for-cpu, float attention: matmul(softmax(scores ∘ scale + mask, -1), v) over
+// scores = matmul(q, kᵀ) becomes one qlower.attention, which keeps each head's scores
+// in scratch. The scale may divide or multiply, by a float or a one-element tensor,
+// the mask may come on either side of the add, and either may be absent. Nothing is
+// fused when an intermediate has another reader, the softmax is not along the last
+// axis, or the scale is a tensor of several elements.
+// RUN: qlower-opt --fuse-for-cpu --dce %s | FileCheck %s
+
+// CHECK-LABEL: func.func @bert_style(
+// CHECK-SAME: %[[Q:.+]]: !torch.vtensor<[?,4,?,16],f32>, %[[KT:.+]]: !torch.vtensor<[?,4,16,?],f32>, %[[V:.+]]: !torch.vtensor<[?,4,?,16],f32>, %[[M:.+]]: !torch.vtensor<[?,1,1,?],f32>
+// CHECK: %[[S:.+]] = "torch.vtensor.literal"() {value = dense<4.000000e+00> : tensor<f32>}
+// CHECK: %[[DIV:.+]] = "torch.constant.bool"() {value = true}
+// CHECK: %[[A:.+]] = "qlower.attention"(%[[Q]], %[[KT]], %[[V]], %[[S]], %[[DIV]], %[[M]])
+// CHECK-NOT: torch.aten.softmax.int
+// CHECK-NOT: torch.aten.matmul
+// CHECK: return %[[A]]
+func.func @bert_style(%q: !torch.vtensor<[?,4,?,16],f32>, %kt: !torch.vtensor<[?,4,16,?],f32>, %v: !torch.vtensor<[?,4,?,16],f32>, %mask: !torch.vtensor<[?,1,1,?],f32>) -> !torch.vtensor<[?,4,?,16],f32> {
+  %s = "torch.vtensor.literal"() {value = dense<4.0> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[?,4,?,16],f32>, !torch.vtensor<[?,4,16,?],f32>) -> !torch.vtensor<[?,4,?,?],f32>
+  %1 = "torch.aten.div.Tensor"(%0, %s) : (!torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[?,4,?,?],f32>
+  %2 = "torch.aten.add.Tensor"(%1, %mask, %one) : (!torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[?,1,1,?],f32>, !torch.int) -> !torch.vtensor<[?,4,?,?],f32>
+  %3 = "torch.aten.softmax.int"(%2, %last, %none) : (!torch.vtensor<[?,4,?,?],f32>, !torch.int, !torch.none) -> !torch.vtensor<[?,4,?,?],f32>
+  %4 = "torch.aten.matmul"(%3, %v) : (!torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[?,4,?,16],f32>) -> !torch.vtensor<[?,4,?,16],f32>
+  return %4 : !torch.vtensor<[?,4,?,16],f32>
+}
+
+// T5 has no scale; its position bias comes first in the add. A multiply by a float
+// constant is a scale too.
+// CHECK-LABEL: func.func @t5_style(
+// CHECK: %[[NONE:.+]] = "torch.constant.none"
+// CHECK: %[[NO:.+]] = "torch.constant.bool"() {value = false}
+// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[NONE]], %[[NO]], %arg3)
+// CHECK-LABEL: func.func @scaled_by_a_float(
+// CHECK: %[[F:.+]] = "torch.constant.float"() {value = 1.250000e-01 : f64}
+// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[F]], %{{.+}}, %{{.+}})
+func.func @t5_style(%q: !torch.vtensor<[1,8,?,32],f32>, %kt: !torch.vtensor<[1,8,32,?],f32>, %v: !torch.vtensor<[1,8,?,32],f32>, %bias: !torch.vtensor<[1,8,?,?],f32>) -> !torch.vtensor<[1,8,?,32],f32> {
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %last = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[1,8,?,32],f32>, !torch.vtensor<[1,8,32,?],f32>) -> !torch.vtensor<[1,8,?,?],f32>
+  %1 = "torch.aten.add.Tensor"(%bias, %0, %one) : (!torch.vtensor<[1,8,?,?],f32>, !torch.vtensor<[1,8,?,?],f32>, !torch.int) -> !torch.vtensor<[1,8,?,?],f32>
+  %2 = "torch.aten.softmax.int"(%1, %last, %none) : (!torch.vtensor<[1,8,?,?],f32>, !torch.int, !torch.none) -> !torch.vtensor<[1,8,?,?],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[1,8,?,?],f32>, !torch.vtensor<[1,8,?,32],f32>) -> !torch.vtensor<[1,8,?,32],f32>
+  return %3 : !torch.vtensor<[1,8,?,32],f32>
+}
+func.func @scaled_by_a_float(%q: !torch.vtensor<[2,7,16],f32>, %kt: !torch.vtensor<[2,16,7],f32>, %v: !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32> {
+  %f = "torch.constant.float"() {value = 0.125 : f64} : () -> !torch.float
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %1 = "torch.aten.mul.Scalar"(%0, %f) : (!torch.vtensor<[2,7,7],f32>, !torch.float) -> !torch.vtensor<[2,7,7],f32>
+  %2 = "torch.aten.softmax.int"(%1, %last, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
+  return %3 : !torch.vtensor<[2,7,16],f32>
+}
+
+// The probabilities are returned too: they must exist, so nothing is fused.
+// CHECK-LABEL: func.func @probabilities_returned(
+// CHECK-NOT: qlower.attention
+// CHECK: torch.aten.softmax.int
+// CHECK-LABEL: func.func @softmax_not_along_the_last_axis(
+// CHECK-NOT: qlower.attention
+// CHECK: torch.aten.softmax.int
+// CHECK-LABEL: func.func @scale_of_several_elements(
+// CHECK-NOT: qlower.attention
+// CHECK: torch.aten.softmax.int
+func.func @probabilities_returned(%q: !torch.vtensor<[2,7,16],f32>, %kt: !torch.vtensor<[2,16,7],f32>, %v: !torch.vtensor<[2,7,16],f32>) -> (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,7,7],f32>) {
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %2 = "torch.aten.softmax.int"(%0, %last, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
+  return %3, %2 : !torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,7,7],f32>
+}
+func.func @softmax_not_along_the_last_axis(%q: !torch.vtensor<[2,7,16],f32>, %kt: !torch.vtensor<[2,16,7],f32>, %v: !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32> {
+  %dim = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %2 = "torch.aten.softmax.int"(%0, %dim, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
+  return %3 : !torch.vtensor<[2,7,16],f32>
+}
+func.func @scale_of_several_elements(%q: !torch.vtensor<[2,7,16],f32>, %kt: !torch.vtensor<[2,16,7],f32>, %v: !torch.vtensor<[2,7,16],f32>, %s: !torch.vtensor<[7],f32>) -> !torch.vtensor<[2,7,16],f32> {
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %1 = "torch.aten.mul.Tensor"(%0, %s) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %2 = "torch.aten.softmax.int"(%1, %last, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
+  return %3 : !torch.vtensor<[2,7,16],f32>
+}
