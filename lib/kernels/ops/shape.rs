@@ -179,16 +179,16 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
         bail!("{perm:?} is not a permutation of {rank} dimensions");
     }
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
-    // Swapping the last two dimensions (the transposes of matmul and linear weights)
-    // takes the tiled copy; every other permutation, the general gather.
-    let swaps_last_two = rank >= 2
-        && perm[..rank - 2].iter().enumerate().all(|(i, &p)| p == i)
-        && perm[rank - 2..] == [rank - 1, rank - 2];
-    let tiled = if swaps_last_two {
-        let batch = checked_count(&x.shape[..rank - 2])?;
-        transpose_matrices(&x.data, batch, x.shape[rank - 2], x.shape[rank - 1])
-    } else {
-        None
+    // A permutation that, with its size-1 dimensions dropped and the input dimensions
+    // it keeps adjacent merged, swaps the last two (the transposes of matmul weights,
+    // k's [B, S, H, D] -> [B, H, D, S] in attention, NHWC <-> NCHW) takes the tiled
+    // copy of a batch of matrices; any other, the general gather.
+    let tiled = match batched_transpose(&x.shape, perm) {
+        Some(BatchedTranspose::Copy) => Some(x.data.clone()),
+        Some(BatchedTranspose::Matrices { batch, rows, cols }) => {
+            transpose_matrices(&x.data, batch, rows, cols)
+        }
+        None => None,
     };
     let data = match tiled {
         Some(data) => data,
@@ -216,6 +216,50 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let mut t = Tensor::new(shape, data)?;
     t.quant = quant;
     Ok(t)
+}
+
+/// A permutation as a copy of batched matrices.
+#[derive(Debug, PartialEq)]
+enum BatchedTranspose {
+    /// The elements stay in order.
+    Copy,
+    /// `batch` matrices of `rows × cols`, each transposed.
+    Matrices {
+        batch: usize,
+        rows: usize,
+        cols: usize,
+    },
+}
+
+/// `perm` of `shape` as a batch of transposed matrices, when it is one: size-1
+/// dimensions dropped, each run of input dimensions that the output keeps adjacent
+/// and in order merged into one, what is left must be the identity or swap its last
+/// two dimensions.
+fn batched_transpose(shape: &[usize], perm: &[usize]) -> Option<BatchedTranspose> {
+    // Runs of input dimensions, in output order: (first, last).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in perm.iter().filter(|&&p| shape[p] != 1) {
+        match runs.last_mut() {
+            Some(run) if (run.1 + 1..p).all(|d| shape[d] == 1) && p > run.1 => run.1 = p,
+            _ => runs.push((p, p)),
+        }
+    }
+    let size = |&(first, last): &(usize, usize)| shape[first..=last].iter().product::<usize>();
+    let in_order = runs.windows(2).all(|w| w[0].0 < w[1].0);
+    match runs.len() {
+        _ if in_order => Some(BatchedTranspose::Copy),
+        n if runs[n - 1].0 < runs[n - 2].0
+            && runs[..n - 2].windows(2).all(|w| w[0].0 < w[1].0)
+            && runs[..n - 2].last().is_none_or(|r| r.0 < runs[n - 1].0) =>
+        {
+            Some(BatchedTranspose::Matrices {
+                batch: runs[..n - 2].iter().map(size).product(),
+                rows: size(&runs[n - 1]),
+                cols: size(&runs[n - 2]),
+            })
+        }
+        _ => None,
+    }
 }
 
 fn permute(c: &Call) -> Result<Vec<Value>> {
@@ -348,6 +392,66 @@ mod tests {
         let t = run1("aten.squeeze", &[iota(&[1, 2, 1])], unknown()).unwrap();
         assert_eq!(t.shape, vec![2]);
         assert!(run("aten.unsqueeze", &[iota(&[2]), Value::Int(3)], &[unknown()]).is_err());
+    }
+
+    #[test]
+    fn every_permutation_of_four_dimensions_moves_every_element() {
+        // Shapes with size-1 dimensions between and around the others, so that runs
+        // merge across them, and every one of the 24 orders of each.
+        for dims in [[2usize, 3, 4, 5], [1, 3, 1, 5], [2, 1, 4, 1], [1, 6, 1, 1]] {
+            let mut perms = Vec::new();
+            for a in 0..4 {
+                for b in 0..4 {
+                    for c in 0..4 {
+                        let d = 6 - a - b - c;
+                        if a != b && a != c && b != c && d < 4 && d != a && d != b && d != c {
+                            perms.push([a, b, c, d]);
+                        }
+                    }
+                }
+            }
+            assert_eq!(perms.len(), 24);
+            for perm in perms {
+                let perm_i64: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+                let t = run1("aten.permute", &[iota(&dims), ints(&perm_i64)], unknown()).unwrap();
+                let shape: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+                let mut expected = Vec::new();
+                for i in 0..shape.iter().product::<usize>() {
+                    let mut rest = i;
+                    let mut at = [0usize; 4];
+                    for k in (0..4).rev() {
+                        at[perm[k]] = rest % shape[k];
+                        rest /= shape[k];
+                    }
+                    let flat = ((at[0] * dims[1] + at[1]) * dims[2] + at[2]) * dims[3] + at[3];
+                    expected.push(flat as f32);
+                }
+                assert_eq!(t.shape, shape);
+                assert_eq!(f32_values(&t), expected, "{dims:?} {perm:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn permutations_that_are_batched_transposes_are_recognised() {
+        use super::BatchedTranspose::{Copy, Matrices};
+        use super::batched_transpose;
+        let m = |batch, rows, cols| Some(Matrices { batch, rows, cols });
+        assert_eq!(
+            batched_transpose(&[1, 128, 4, 32], &[0, 2, 3, 1]),
+            m(1, 128, 128)
+        );
+        assert_eq!(
+            batched_transpose(&[2, 7, 7, 64], &[0, 3, 1, 2]),
+            m(2, 49, 64)
+        );
+        assert_eq!(
+            batched_transpose(&[2, 64, 7, 7], &[0, 2, 3, 1]),
+            m(2, 64, 49)
+        );
+        assert_eq!(batched_transpose(&[3, 1, 5], &[1, 0, 2]), Some(Copy));
+        assert_eq!(batched_transpose(&[2, 3, 4, 5], &[0, 2, 1, 3]), None);
+        assert_eq!(batched_transpose(&[2, 3, 4], &[2, 1, 0]), None);
     }
 
     #[test]
