@@ -154,7 +154,7 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
     let fine = if batches > 1 && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(m * d).enumerate().map(head).all(|ok| ok)
     } else {
-        out.chunks_mut(m * d).enumerate().map(head).all(|ok| ok)
+        out.chunks_mut(m * d).enumerate().all(head)
     };
     if !fine {
         bail!("internal error: an attention operand is shorter than its shape");
@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn fused_attention_gives_the_bytes_of_the_unfused_ops() {
         // (batch dims of q, kᵀ, v; M, K, N, D; mask shape; scale)
-        let cases: Vec<(
+        type Case = (
             Vec<usize>,
             usize,
             usize,
@@ -291,7 +291,8 @@ mod tests {
             Option<Vec<usize>>,
             Value,
             bool,
-        )> = vec![
+        );
+        let cases: Vec<Case> = vec![
             (
                 vec![2, 4],
                 7,
