@@ -156,6 +156,12 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
     if args.report.is_some() && options.mode != Mode::Static {
         bail!("--report needs --mode static: it compares over the calibration samples");
     }
+    if args.report.is_some() && options.format == QuantFormat::Qoperator {
+        bail!(
+            "--report needs --format qdq: it finds each quantized tensor through its \
+             DequantizeLinear, which the QOperator ops replace"
+        );
+    }
     let model = load_model(&args.model)?;
     let (quantized, upgrade) = quantize::quantize_and_report(model, &options)?;
     encode::write(&quantized, &args.output)?;
