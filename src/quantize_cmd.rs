@@ -85,7 +85,8 @@ pub struct QuantizeArgs {
     reduce_range: bool,
     /// `qdq`: QuantizeLinear/DequantizeLinear around float ops; `qoperator`: ONNX
     /// Runtime's QOperator ops (QLinearConv, QLinearMatMul, QGemm, MatMulInteger, ...).
-    #[arg(long, value_enum, default_value_t = QuantFormat::Qdq)]
+    /// `--quant-format` is ORT's name for it.
+    #[arg(long, alias = "quant-format", value_enum, default_value_t = QuantFormat::Qdq)]
     format: QuantFormat,
     #[command(flatten)]
     range: RangeArgs,
