@@ -7,7 +7,8 @@ use clap::Args;
 
 use qlower::onnx::load::load_model;
 use qlower::quantize::{
-    self, CalibrateMethod, Mode, QType, RangeOptions, WeightRange, WeightType, encode, report,
+    self, CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange, WeightType, encode,
+    report,
 };
 
 #[derive(Args)]
@@ -78,6 +79,15 @@ pub struct QuantizeArgs {
     /// suggestion).
     #[arg(long, requires = "report")]
     verify_suggestions: bool,
+    /// Weights on 7 bits (int8 [-64, 64], uint8 [0, 127]), ONNX Runtime's
+    /// `reduce_range`, for CPUs without VNNI whose u8·s8 pair sums saturate at 16 bits.
+    #[arg(long)]
+    reduce_range: bool,
+    /// `qdq`: QuantizeLinear/DequantizeLinear around float ops; `qoperator`: ONNX
+    /// Runtime's QOperator ops (QLinearConv, QLinearMatMul, QGemm, MatMulInteger, ...).
+    /// `--quant-format` is ORT's name for it.
+    #[arg(long, alias = "quant-format", value_enum, default_value_t = QuantFormat::Qdq)]
+    format: QuantFormat,
     #[command(flatten)]
     range: RangeArgs,
 }
@@ -139,11 +149,19 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
             bias_correction: args.range.bias_correction,
             weight_range: args.range.weight_range,
         },
+        reduce_range: args.reduce_range,
+        format: args.format,
     };
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;
     if args.report.is_some() && options.mode != Mode::Static {
         bail!("--report needs --mode static: it compares over the calibration samples");
+    }
+    if args.report.is_some() && options.format == QuantFormat::Qoperator {
+        bail!(
+            "--report needs --format qdq: it finds each quantized tensor through its \
+             DequantizeLinear, which the QOperator ops replace"
+        );
     }
     let model = load_model(&args.model)?;
     let (quantized, upgrade) = quantize::quantize_and_report(model, &options)?;

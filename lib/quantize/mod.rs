@@ -25,6 +25,7 @@ mod graph_edit;
 mod histogram;
 mod mse_range;
 pub mod params;
+mod qoperator;
 mod range_options;
 mod ranges;
 pub mod report;
@@ -65,6 +66,15 @@ pub enum CalibrateMethod {
     Distribution,
     /// The range of least expected squared error on the actual integer grid.
     Mse,
+}
+
+/// `--format`: ONNX Runtime's `QuantFormat`. QDQ writes QuantizeLinear/DequantizeLinear
+/// around float ops; QOperator writes the integer ops (QLinearConv, MatMulInteger, ...),
+/// converted from the QDQ form by `qoperator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum QuantFormat {
+    Qdq,
+    Qoperator,
 }
 
 /// `--weight-type`: the integer types of `QType`, and int4, which selects the
@@ -136,6 +146,10 @@ pub struct Options {
     pub block_size: usize,
     /// How ranges and weight scales are chosen (calibration options, bias correction).
     pub range: RangeOptions,
+    /// Weights on one bit fewer (ORT's `reduce_range`, `QType::codes`).
+    pub reduce_range: bool,
+    /// QDQ pairs, or the QOperator ops they convert to.
+    pub format: QuantFormat,
 }
 
 impl Options {
@@ -159,6 +173,8 @@ impl Options {
             keep_float: Vec::new(),
             block_size: 32,
             range: RangeOptions::default(),
+            reduce_range: false,
+            format: QuantFormat::Qdq,
         }
     }
 }
@@ -207,6 +223,8 @@ impl Options {
                     (!self.exclude_op_types.is_empty(), "--exclude-op-types"),
                     (!self.keep_16bit.is_empty(), "--keep-16bit"),
                     (!self.keep_float.is_empty(), "--keep-float"),
+                    (self.reduce_range, "--reduce-range"),
+                    (self.format != QuantFormat::Qdq, "--format"),
                 ];
                 if let Some((_, flag)) = ignored.iter().find(|(set, _)| *set) {
                     bail!(
@@ -324,6 +342,10 @@ pub fn quantize_and_report(
         Mode::Static => static_qdq::quantize(model, options),
         Mode::WeightOnly => weight_only::quantize(model, options.block_size),
     }?;
+    let quantized = match options.format {
+        QuantFormat::Qdq => quantized,
+        QuantFormat::Qoperator => qoperator::convert(quantized)?,
+    };
     Ok((quantized, report))
 }
 

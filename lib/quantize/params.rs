@@ -41,6 +41,19 @@ impl QType {
         }
     }
 
+    /// The codes a weight may take: `range`, or with `reduce_range` one bit fewer, as
+    /// ONNX Runtime's `reduce_range` (whatever the symmetry: int8 [-64, 64], uint8
+    /// [0, 127]), for CPUs whose u8·s8 pair sums must not saturate 16 bits.
+    pub fn codes(self, symmetric: bool, reduce_range: bool) -> (i32, i32) {
+        match (self, reduce_range) {
+            (_, false) => self.range(symmetric),
+            (QType::U8, true) => (0, 127),
+            (QType::I8, true) => (-64, 64),
+            (QType::U16, true) => (0, 32767),
+            (QType::I16, true) => (-16384, 16384),
+        }
+    }
+
     /// Appends the little-endian bytes of `q` (as `raw_data` stores it), which the
     /// caller has clamped to this type's range.
     pub fn push_bytes(self, q: i32, out: &mut Vec<u8>) {
@@ -72,7 +85,11 @@ pub struct Params {
 /// ORT's `compute_scale_zp`. A range too small for a normal f32 scale (an all-zero
 /// tensor) gets scale 1 and zero point 0, as in ORT, so nothing divides by zero.
 pub fn compute(rmin: f32, rmax: f32, qtype: QType, symmetric: bool) -> Params {
-    let (qmin, qmax) = qtype.range(symmetric);
+    compute_in(rmin, rmax, qtype.range(symmetric), symmetric)
+}
+
+/// `compute` onto the codes `(qmin, qmax)` (a reduced range).
+pub fn compute_in(rmin: f32, rmax: f32, (qmin, qmax): (i32, i32), symmetric: bool) -> Params {
     let mut rmin = rmin.min(0.0);
     let mut rmax = rmax.max(0.0);
     if symmetric {
@@ -160,6 +177,18 @@ mod tests {
         let p = compute(-0.5, 2.54, QType::I8, true);
         assert_eq!(p.scale, 5.08f32 / 254.0);
         assert_eq!(p.zero_point, 0);
+    }
+
+    #[test]
+    fn reduced_range_halves_the_codes() {
+        assert_eq!(QType::I8.codes(true, true), (-64, 64));
+        assert_eq!(QType::U8.codes(false, true), (0, 127));
+        assert_eq!(QType::I8.codes(true, false), (-127, 127));
+        let p = compute_in(-0.5, 2.56, QType::I8.codes(true, true), true);
+        assert_eq!((p.scale, p.zero_point), (2.56f32 / 64.0, 0));
+        let p = compute_in(-1.0, 3.0, QType::U8.codes(false, true), false);
+        assert_eq!(p.scale, 4.0f32 / 127.0);
+        assert_eq!(p.zero_point, (1.0f32 / p.scale).round_ties_even() as i32);
     }
 
     #[test]

@@ -33,8 +33,9 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         },
     };
     let calibrated = calibrate::collect(&model, &samples, &request)?;
-    let ranges = calibrated.ranges;
+    let mut ranges = calibrated.ranges;
     let mut p = targets::prepare(model, options)?;
+    share_input_ranges(&p, &mut ranges);
     bias_correction::apply(&mut p, &calibrated.means)?;
     let mut tensors = activations(&p, &ranges);
     tensors.retain(|t| !options.keep_float.contains(t));
@@ -63,6 +64,28 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         graph_edit::wide_qdq_domain(&mut p.proto);
     }
     encode::finish(p.proto)
+}
+
+/// Ops that only move elements, whose output ORT quantizes with its input's
+/// parameters: the output can then stay in the input's codes (`--format qoperator`
+/// runs these ops on the integers), and its range holds every value anyway.
+const SAME_RANGE_OPS: &[&str] = &["MaxPool", "Flatten", "Reshape", "Transpose"];
+
+/// Gives the output of each quantized data-movement op its input's range, in graph
+/// order so that a chain of them shares one.
+fn share_input_ranges(p: &Prepared, ranges: &mut HashMap<String, (f32, f32)>) {
+    for &i in &p.targets {
+        let node = &p.graph().node[i];
+        if !SAME_RANGE_OPS.contains(&node.op_type.as_str()) {
+            continue;
+        }
+        let (Some(x), Some(y)) = (node.input.first(), node.output.first()) else {
+            continue;
+        };
+        if let (Some(&r), true) = (ranges.get(x), ranges.contains_key(y)) {
+            ranges.insert(y.clone(), r);
+        }
+    }
 }
 
 /// ORT's formulas, or the 0-or-128 zero point of restricted asymmetric uint8.

@@ -212,11 +212,12 @@ fn quantize_weight(
     } else {
         (options.weight_type, options.weight_symmetric())
     };
+    let codes = qtype.codes(symmetric, options.reduce_range);
     let q = weights::quantize(
         &values,
         &dims,
         axis,
-        qtype,
+        (qtype, codes),
         symmetric,
         options.range.weight_range,
     )?;

@@ -49,12 +49,13 @@ impl QuantizedWeight {
     }
 }
 
-/// Quantizes `data` of shape `dims`, per channel along `axis` when it is given.
+/// Quantizes `data` of shape `dims`, per channel along `axis` when it is given, onto
+/// `codes` (`QType::codes`: the type's range, or the reduced one).
 pub fn quantize(
     data: &[f32],
     dims: &[usize],
     axis: Option<usize>,
-    qtype: QType,
+    (qtype, codes): (QType, (i32, i32)),
     symmetric: bool,
     range: WeightRange,
 ) -> Result<QuantizedWeight> {
@@ -85,13 +86,13 @@ pub fn quantize(
         .zip(&hi)
         .map(|(&l, &h)| {
             let (l, h) = if l > h { (0.0, 0.0) } else { (l, h) };
-            params::compute(l, h, qtype, symmetric)
+            params::compute_in(l, h, codes, symmetric)
         })
         .collect();
     // Asymmetric weights (u8, u16) keep the min-max grid: their zero point would have to
     // be searched with the scale, and ORT's int8 default is symmetric anyway.
     if range == WeightRange::Mse && symmetric {
-        let grid = Grid::symmetric(qtype.range(true).1);
+        let grid = Grid::symmetric(codes.1);
         let mut members: Vec<Vec<f32>> = vec![Vec::new(); params.len()];
         for (i, &v) in data.iter().enumerate() {
             members[channel_of(i)].push(v);
@@ -110,7 +111,7 @@ pub fn quantize(
         params,
         channels,
         inner,
-        codes: qtype.range(symmetric),
+        codes,
     };
     let bytes = qtype.bytes(data.iter().enumerate().map(|(i, &v)| q.code(i, v, qtype)));
     Ok(QuantizedWeight { bytes, ..q })
@@ -157,7 +158,7 @@ mod tests {
             &[0.0, 1.0, -4.0, 4.0],
             &[2, 2],
             Some(0),
-            QType::I8,
+            (QType::I8, QType::I8.codes(true, false)),
             true,
             WeightRange::Minmax,
         )
@@ -175,7 +176,7 @@ mod tests {
             &[0.0, 1.0, -4.0, 4.0],
             &[2, 2],
             Some(1),
-            QType::I8,
+            (QType::I8, QType::I8.codes(true, false)),
             true,
             WeightRange::Minmax,
         )
@@ -185,13 +186,39 @@ mod tests {
     }
 
     #[test]
+    fn reduced_range_keeps_codes_within_seven_bits() {
+        let w = quantize(
+            &[-2.0, 1.0, 0.5, 3.0],
+            &[4],
+            None,
+            (QType::I8, QType::I8.codes(true, true)),
+            true,
+            WeightRange::Mse,
+        )
+        .unwrap();
+        let codes: Vec<i8> = w.bytes.iter().map(|&b| b as i8).collect();
+        assert!(codes.iter().all(|c| (-64..=64).contains(c)), "{codes:?}");
+        let w = quantize(
+            &[-2.0, 1.0, 0.5, 3.0],
+            &[4],
+            None,
+            (QType::U8, QType::U8.codes(false, true)),
+            false,
+            WeightRange::Minmax,
+        )
+        .unwrap();
+        assert_eq!(w.bytes.iter().max(), Some(&127));
+        assert_eq!(w.bytes.iter().min(), Some(&0));
+    }
+
+    #[test]
     fn non_finite_weights_are_refused() {
         assert!(
             quantize(
                 &[f32::NAN],
                 &[1],
                 None,
-                QType::I8,
+                (QType::I8, QType::I8.codes(true, false)),
                 true,
                 WeightRange::Minmax
             )

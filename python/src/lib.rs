@@ -18,7 +18,7 @@ use qlower_core::ir::context::new_context;
 use qlower_core::pipeline::{Emit, Options, Target};
 use qlower_core::quantize as ptq;
 use qlower_core::quantize::{
-    CalibrateMethod, Mode, QType, RangeOptions, WeightRange, WeightType, encode,
+    CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange, WeightType, encode,
 };
 
 use crate::error::{QlowerError, choice, qlower_error};
@@ -78,6 +78,7 @@ fn compile(
     exclude_op_types=None, keep_16bit=None, keep_float=None,
     moving_average=false, averaging_constant=None, percentile=None, num_bins=None,
     num_quantized_bins=None, bias_correction=false, weight_range="minmax",
+    reduce_range=false, quant_format="qdq",
 ))]
 #[allow(clippy::too_many_arguments)]
 fn quantize<'py>(
@@ -106,8 +107,12 @@ fn quantize<'py>(
     num_quantized_bins: Option<usize>,
     bias_correction: bool,
     weight_range: &str,
+    reduce_range: bool,
+    quant_format: &str,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let weight_range: WeightRange = choice("weight_range", weight_range)?;
+    // ORT spells it QuantFormat.QDQ / QuantFormat.QOperator: any case is taken.
+    let format: QuantFormat = choice("quant_format", &quant_format.to_ascii_lowercase())?;
     let mode: Option<Mode> = mode.map(|m| choice("mode", m)).transpose()?;
     let weight_type: WeightType = choice("weight_type", weight_type)?;
     let activation_type: QType = choice("activation_type", activation_type)?;
@@ -143,6 +148,8 @@ fn quantize<'py>(
                     bias_correction,
                     weight_range,
                 },
+                reduce_range,
+                format,
             };
             // Checked before the model is read, as the command line does.
             options.check()?;

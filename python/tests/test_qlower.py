@@ -271,6 +271,34 @@ def test_quantize_equals_the_command_line(mode, tmp_path):
     assert y.shape == (2, 8)
 
 
+def test_quantize_reduce_range_and_quant_format_equal_the_command_line(tmp_path):
+    """ORT's keyword names: `reduce_range=True` keeps int8 weights in [-64, 64];
+    `quant_format="QOperator"` (any case, as ORT's QuantFormat.QOperator) writes
+    QLinearMatMul in place of the MatMul's Q/DQ pairs."""
+    model_path = tmp_path / "mlp.onnx"
+    onnx.save(float_mlp(), model_path)
+    samples = tmp_path / "calibration"
+    samples.mkdir()
+    rng = np.random.default_rng(5)
+    for i in range(4):
+        np.savez(samples / f"s{i}.npz", x=rng.uniform(-1, 1, [2, 16]).astype(np.float32))
+    cli("quantize", model_path, "-o", tmp_path / "cli.onnx", "--mode", "static",
+        "--calibration", samples, "--per-channel", "--reduce-range", "--format", "qoperator")
+    want = (tmp_path / "cli.onnx").read_bytes()
+    got = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
+                          reduce_range=True, quant_format="QOperator")
+    assert got == want
+    m = onnx.load_from_string(got)
+    assert "QLinearMatMul" in [n.op_type for n in m.graph.node]
+    assert "MatMul" not in [n.op_type for n in m.graph.node]
+    codes = [numpy_helper.to_array(t) for t in m.graph.initializer if t.data_type == TensorProto.INT8]
+    assert codes and all(c.min() >= -64 and c.max() <= 64 for c in codes)
+    (y,) = qlower.Session(got).run(None, {"x": np.ones([2, 16], np.float32)})
+    assert y.shape == (2, 8)
+    with pytest.raises(ValueError, match="quant_format must be one of 'qdq', 'qoperator'"):
+        qlower.quantize(model_path, mode="dynamic", quant_format="QNative")
+
+
 def test_quantize_per_channel_converts_an_old_opset_and_warns(tmp_path):
     """An opset-11 model: per-channel weights need opset 13, so the model is converted, as
     the command line does, and a UserWarning says what the command line says on stderr."""

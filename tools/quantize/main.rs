@@ -64,3 +64,19 @@ fn opset_upgrade_keeps_onnx_runtimes_results() {
         "a model converted by qlower upgrade-opset disagrees with the original",
     );
 }
+
+/// `qlower quantize --format qoperator` on a ResNet-18-shaped CNN, an MLP with Gemm and
+/// MatMul and the real ppocr-cls: ONNX Runtime runs the QOperator models, `qlower run`
+/// equals its exact mode, the graph holds QLinearConv/QLinearMatMul/QGemm (dynamic:
+/// ConvInteger/MatMulInteger) with no Q/DQ pair around them, and the error against the
+/// float model is within 1.25x of the QDQ form's and of ORT's quantizer's in the same
+/// format; `--reduce-range` weights are within int8 [-64, 64] with ORT's scales. See
+/// `tools/quantize/forms.py`.
+#[test]
+fn qoperator_and_reduced_range_forms_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/quantize/forms.py",
+        &["--qlower", QLOWER],
+        "qlower quantize --format qoperator or --reduce-range failed its checks",
+    );
+}
