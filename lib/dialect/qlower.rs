@@ -69,6 +69,10 @@ pub const DEQUANTIZED_LOOKUP: &str = "qlower.dequantized_lookup";
 /// `[N, k_blocks, block·bits/8]` (ONNX Runtime's layout, low-first), scales and zero
 /// points `[N · k_blocks]`, K, bits.
 pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
+/// A chain of f32 element-wise ops run as one pass over memory
+/// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as
+/// `div $0 $1; erf $3`), then the chain's inputs.
+pub const ELEMENTWISE_CHAIN: &str = "qlower.elementwise_chain";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
     QLINEAR_CONV,
@@ -92,6 +96,7 @@ pub const ALL: &[&str] = &[
     QLINEAR_LOOKUP,
     DEQUANTIZED_LOOKUP,
     MATMUL_NBITS,
+    ELEMENTWISE_CHAIN,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics
