@@ -54,6 +54,11 @@ const BINARY: &[(&str, &str)] = &[
     ("torch.aten.pow.Tensor_Tensor", "pow"),
 ];
 
+/// Ops per chain at most: the kernel keeps a block per step (32 × 8 KiB stays in L2),
+/// and growing a chain rescans its members, which a graph of 100k element-wise ops in a
+/// row would make quadratic. A longer run becomes several chains.
+const MAX_STEPS: usize = 32;
+
 fn op_key(op: OperationRef) -> usize {
     op.to_raw().ptr as usize
 }
@@ -189,7 +194,7 @@ fn grow<'c: 'a, 'a>(
     let shape = f32_shape(root.result(0).ok()?.into())?;
     let mut members: Vec<OperationRef> = vec![root];
     let mut in_chain: HashSet<usize> = HashSet::from([op_key(root)]);
-    loop {
+    while members.len() < MAX_STEPS {
         let mut joined = None;
         'search: for &m in &members {
             let (_, operands) = step_of(m)?;
