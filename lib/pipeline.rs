@@ -163,7 +163,21 @@ pub fn passes() -> &'static [Pass] {
             description: "Turn qlower.qlinear_mul/add of a tensor and a table lookup of that tensor, or of a tensor and a constant (one value or one per channel), into one qlower.qlinear_lookup, pool bytes before an ascending float lookup, and fold a quantize into a float lookup (the backend form, after fuse-for-cpu)",
             run: run_compose_lookups,
         },
+        Pass {
+            name: "fuse-elementwise-chains",
+            description: "Run each group of f32 element-wise ops of one shape whose intermediate values nothing else reads (exported GELUs, x*sigmoid(x), norm tails) as one qlower.elementwise_chain, one pass over memory with the same roundings (the backend form, last)",
+            run: run_fuse_elementwise_chains,
+        },
     ]
+}
+
+fn run_fuse_elementwise_chains<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::fuse_elementwise_chains(context, module)?;
+    Ok(Vec::new())
 }
 
 fn run_fold_constants<'c>(
@@ -412,7 +426,7 @@ pub fn run_passes<'c>(
 }
 
 /// The fused form, without dead ops, to the backend form: `sink-dequantize`,
-/// `fuse-for-cpu` and `compose-lookups`, each followed by `dce` where it replaced ops
+/// `fuse-for-cpu`, `compose-lookups` and `fuse-elementwise-chains`, each followed by `dce` where it replaced ops
 /// (fuse-for-cpu counts uses, so the ops the first pass replaced must be gone; the float
 /// ops each fused op replaced are dead afterwards).
 fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<()> {
@@ -422,6 +436,10 @@ fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result
     transforms::fuse_for_cpu(context, module)?;
     transforms::dce(context, module);
     if transforms::compose_lookups(context, module)? > 0 {
+        transforms::dce(context, module);
+    }
+    // Last: the quantized fusions above match single float ops this would swallow.
+    if transforms::fuse_elementwise_chains(context, module)? > 0 {
         transforms::dce(context, module);
     }
     Ok(())

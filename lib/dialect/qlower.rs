@@ -74,6 +74,10 @@ pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
 /// divide (whether the scores are divided by the scale, else multiplied), mask (or
 /// none, broadcasting to the scores).
 pub const ATTENTION: &str = "qlower.attention";
+/// A chain of f32 element-wise ops run as one pass over memory
+/// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as
+/// `div $0 $1; erf $3`), then the chain's inputs.
+pub const ELEMENTWISE_CHAIN: &str = "qlower.elementwise_chain";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
     ATTENTION,
@@ -98,6 +102,7 @@ pub const ALL: &[&str] = &[
     QLINEAR_LOOKUP,
     DEQUANTIZED_LOOKUP,
     MATMUL_NBITS,
+    ELEMENTWISE_CHAIN,
 ];
 
 /// The recurrent layers, which torch's op set cannot express with ONNX's semantics

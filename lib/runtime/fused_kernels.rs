@@ -3,6 +3,7 @@
 
 use crate::dialect::qlower;
 use crate::kernels::linalg::{attention, nbits};
+use crate::kernels::ops::elementwise_chain;
 use crate::kernels::ops::pool;
 use crate::kernels::quantized::{
     dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_concat, qlinear_pool,
@@ -58,6 +59,10 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         qlower::MATMUL_NBITS => (
             nbits::matmul_nbits_kernel,
             Some(nbits::prepare_matmul_nbits),
+        ),
+        qlower::ELEMENTWISE_CHAIN => (
+            elementwise_chain::elementwise_chain,
+            Some(elementwise_chain::prepare),
         ),
         _ => return None,
     };

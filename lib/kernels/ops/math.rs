@@ -107,13 +107,7 @@ fn fast_pow_f32(a: &Arg, b: &Arg) -> Option<(Vec<usize>, Vec<f32>)> {
         return fast_f32_unary(a, |x| x * x);
     }
     if exponent == 0.5 {
-        return fast_f32_unary(a, |x| {
-            if x == f32::NEG_INFINITY {
-                f32::INFINITY
-            } else {
-                x.sqrt() + 0.0
-            }
-        });
+        return fast_f32_unary(a, sqrt_power);
     }
     if exponent.fract() != 0.0 || exponent.abs() > 8.0 {
         return None;
@@ -122,9 +116,19 @@ fn fast_pow_f32(a: &Arg, b: &Arg) -> Option<(Vec<usize>, Vec<f32>)> {
     fast_f32_unary(a, move |x| small_power(x as f64, n) as f32)
 }
 
+/// `x^0.5`: the square root, with `powf`'s +0 for -0 and +∞ for -∞.
+#[inline(always)]
+pub(crate) fn sqrt_power(x: f32) -> f32 {
+    if x == f32::NEG_INFINITY {
+        f32::INFINITY
+    } else {
+        x.sqrt() + 0.0
+    }
+}
+
 /// `x^n` for |n| ≤ 8 by squaring, in f64 (no f32 overflows or underflows there).
 #[inline(always)]
-fn small_power(x: f64, n: i32) -> f64 {
+pub(crate) fn small_power(x: f64, n: i32) -> f64 {
     let (mut result, mut b, mut e) = (1.0f64, x, n.unsigned_abs());
     while e > 0 {
         if e & 1 == 1 {

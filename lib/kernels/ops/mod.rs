@@ -10,6 +10,7 @@ pub mod clamp;
 pub mod compare;
 pub mod concat;
 pub mod einsum;
+pub mod elementwise_chain;
 pub mod erf;
 pub mod fill;
 pub mod group_norm;

@@ -31,6 +31,7 @@ mod concat;
 mod conv_matmul;
 mod dynamic;
 mod elementwise;
+mod elementwise_chain;
 mod lookup_table;
 mod max_pool;
 mod nbits;
@@ -40,6 +41,7 @@ mod requantized_lookup;
 mod sink_dequantize;
 
 pub use compose_lookups::compose_lookups;
+pub use elementwise_chain::fuse_elementwise_chains;
 pub use sink_dequantize::sink_dequantize;
 
 use std::collections::HashMap;

@@ -51,6 +51,15 @@ impl Func {
     ];
 }
 
+/// The four IEEE operations, for `zip_on`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
 /// Elements per rayon task: below this, splitting costs more than it saves.
 const CHUNK: usize = 1 << 15;
 
@@ -85,6 +94,92 @@ pub(crate) fn map_on(isa: Isa, func: Func, x: &[f32], out: &mut [f32]) {
     }
     let _ = isa;
     by_func::<f32>(func, x, out);
+}
+
+/// `op` of `a` and `b` element by element into `out` (all as long), on `isa`, which the
+/// CPU must have. Each is one IEEE operation, so every path gives the same bytes.
+pub(crate) fn zip_on(isa: Isa, op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if isa >= Isa::Avx512Vnni && isa.available() {
+            // SAFETY: the level's features were detected on this CPU.
+            return unsafe { zip_avx512(op, a, b, out) };
+        }
+        if isa >= Isa::Avx2 && isa.available() {
+            // SAFETY: as above.
+            return unsafe { zip_avx2(op, a, b, out) };
+        }
+    }
+    let _ = isa;
+    by_arith::<f32>(op, a, b, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn zip_avx2(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
+    by_arith::<avx2::Avx2>(op, a, b, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+fn zip_avx512(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
+    by_arith::<avx512::Avx512>(op, a, b, out);
+}
+
+#[inline(always)]
+fn by_arith<V: Lanes>(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
+    match op {
+        Arith::Add => each2(
+            a,
+            b,
+            out,
+            #[inline(always)]
+            |x: V, y: V| x.add(y),
+        ),
+        Arith::Sub => each2(
+            a,
+            b,
+            out,
+            #[inline(always)]
+            |x: V, y: V| x.sub(y),
+        ),
+        Arith::Mul => each2(
+            a,
+            b,
+            out,
+            #[inline(always)]
+            |x: V, y: V| x.mul(y),
+        ),
+        Arith::Div => each2(
+            a,
+            b,
+            out,
+            #[inline(always)]
+            |x: V, y: V| x.div(y),
+        ),
+    }
+}
+
+/// `f` over whole vectors of two slices, the tail through padded copies.
+#[inline(always)]
+fn each2<V: Lanes>(a: &[f32], b: &[f32], out: &mut [f32], f: impl Fn(V, V) -> V) {
+    let n = a.len().min(b.len()).min(out.len());
+    let whole = n - n % V::N;
+    for ((a, b), y) in a[..whole]
+        .chunks_exact(V::N)
+        .zip(b[..whole].chunks_exact(V::N))
+        .zip(out[..whole].chunks_exact_mut(V::N))
+    {
+        f(V::load(a), V::load(b)).store(y);
+    }
+    if whole < n {
+        let (mut pa, mut pb) = ([0.0f32; 16], [0.0f32; 16]);
+        pa[..n - whole].copy_from_slice(&a[whole..n]);
+        pb[..n - whole].copy_from_slice(&b[whole..n]);
+        let mut res = [0.0f32; 16];
+        f(V::load(&pa), V::load(&pb)).store(&mut res);
+        out[whole..n].copy_from_slice(&res[..n - whole]);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,272 @@
+//! `fuse-elementwise-chains`: a connected group of f32 element-wise torch ops of one
+//! result shape, whose intermediate values nothing else reads, becomes one
+//! `qlower.elementwise_chain` (see `kernels::ops::elementwise_chain`), which runs them
+//! in one pass over memory instead of one pass per op. The GELUs exported models write
+//! out (Pow, Mul, Add, Tanh or Div, Erf, Add, Mul), x·sigmoid(x), and the
+//! `/ statistic · gamma + beta` tails of norms are such groups. The kernel rounds each
+//! step as the op's own kernel does, so the results do not change.
+//!
+//! A group grows backwards from its last op (the root, whose result may have any
+//! users): an op defining an operand joins when it is fusible, in the same block, of
+//! the root's result shape, and every user of its result is already in the group. Its
+//! other operands are the chain's inputs. The pass declines (leaves the ops as they
+//! are) a group of one op, ops on other types, an `add`/`sub` whose alpha is not a
+//! constant 1, and an input that would vary along more than one run of the output's
+//! axes (the kernel reads inputs along one run).
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::Result;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Module, Type, Value as MlirValue, ValueLike};
+use melior::{Context, IrRewriter};
+
+use super::key;
+use crate::dialect::builder::TorchBuilder;
+use crate::dialect::qlower;
+use crate::dialect::types::{Dim, tensor_type_of_value};
+use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
+use crate::kernels::tensor::dtype::DType;
+use crate::transforms::walk::{module_blocks, operations};
+
+/// Torch ops of one tensor and the chain step each becomes.
+const UNARY: &[(&str, &str)] = &[
+    ("torch.aten.exp", "exp"),
+    ("torch.aten.log", "log"),
+    ("torch.aten.sigmoid", "sigmoid"),
+    ("torch.aten.silu", "silu"),
+    ("torch.aten.tanh", "tanh"),
+    ("torch.aten.erf", "erf"),
+    ("torch.aten.sqrt", "sqrt"),
+    ("torch.aten.rsqrt", "rsqrt"),
+    ("torch.aten.reciprocal", "reciprocal"),
+    ("torch.aten.neg", "neg"),
+    ("torch.aten.abs", "abs"),
+    ("torch.aten.relu", "relu"),
+];
+
+/// Binary torch ops; the `add`/`sub` ones carry an alpha as their third operand.
+const BINARY: &[(&str, &str)] = &[
+    ("torch.aten.add.Tensor", "add"),
+    ("torch.aten.sub.Tensor", "sub"),
+    ("torch.aten.mul.Tensor", "mul"),
+    ("torch.aten.div.Tensor", "div"),
+    ("torch.aten.pow.Tensor_Tensor", "pow"),
+];
+
+/// Ops per chain at most: the kernel keeps a block per step (32 × 8 KiB stays in L2),
+/// and growing a chain rescans its members, which a graph of 100k element-wise ops in a
+/// row would make quadratic. A longer run becomes several chains.
+const MAX_STEPS: usize = 32;
+
+fn op_key(op: OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
+/// The shape of an f32 ranked tensor value.
+fn f32_shape(v: MlirValue) -> Option<Vec<Dim>> {
+    let ty = tensor_type_of_value(v)?;
+    (ty.dtype == Some(DType::F32)).then_some(())?;
+    ty.shape
+}
+
+/// `op` as a chain step: its name and the tensors it reads, when it is an f32
+/// element-wise op the kernel computes alike.
+fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<MlirValue<'c, 'a>>)> {
+    let name = op_name(op);
+    let (step, arity) = if let Some((_, s)) = UNARY.iter().find(|(n, _)| *n == name) {
+        (*s, 1)
+    } else {
+        let (_, s) = BINARY.iter().find(|(n, _)| *n == name)?;
+        (*s, 2)
+    };
+    let with_alpha = matches!(step, "add" | "sub");
+    if op.operand_count() != arity + usize::from(with_alpha) || op.result_count() != 1 {
+        return None;
+    }
+    if with_alpha {
+        let alpha = op.operand(2).ok()?;
+        if !(constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0)) {
+            return None;
+        }
+    }
+    let operands: Vec<MlirValue> = (0..arity)
+        .map(|i| op.operand(i).ok())
+        .collect::<Option<_>>()?;
+    if operands.iter().any(|v| f32_shape(*v).is_none()) {
+        return None;
+    }
+    f32_shape(op.result(0).ok()?.into())?;
+    Some((step, operands))
+}
+
+/// Whether an input of shape `input` reads the output `out` along one run of axes (or
+/// is the output's shape, or one element), so that the kernel can index it.
+fn reads_along_one_run(input: &[Dim], out: &[Dim]) -> bool {
+    if input.len() > out.len() {
+        return false;
+    }
+    let pad = out.len() - input.len();
+    let varying: Vec<usize> = (0..input.len()).filter(|&d| input[d] != Some(1)).collect();
+    let contiguous = varying.windows(2).all(|w| w[1] == w[0] + 1);
+    contiguous && varying.iter().all(|&d| input[d] == out[d + pad])
+}
+
+/// One chain found: its ops in block order (the root last) and its program's inputs.
+struct Chain<'c, 'a> {
+    root: OperationRef<'c, 'a>,
+    inputs: Vec<MlirValue<'c, 'a>>,
+    program: String,
+}
+
+/// Runs the pass over `module`; returns how many chains it fused.
+pub fn fuse_elementwise_chains(context: &Context, module: &mut Module) -> Result<usize> {
+    let mut users: HashMap<usize, Vec<usize>> = HashMap::new();
+    for block in module_blocks(module) {
+        for o in operations(block) {
+            for v in o.operands() {
+                users.entry(key(v)).or_default().push(op_key(o));
+            }
+        }
+    }
+    let rewriter = IrRewriter::new(context);
+    let mut fused = 0;
+    for block in module_blocks(module) {
+        let ops = operations(block);
+        let chains = find_chains(&ops, &users);
+        let mut replacements = Vec::with_capacity(chains.len());
+        for chain in &chains {
+            rewriter
+                .as_rewriter_base()
+                .set_insertion_point_before(chain.root);
+            let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), chain.root.location());
+            let mut operands = vec![b.str(&chain.program)?];
+            operands.extend(chain.inputs.iter().copied());
+            let types: Vec<Type> = chain.root.results().map(|r| r.r#type()).collect();
+            let op = b.op(qlower::ELEMENTWISE_CHAIN, &operands, &types, &[])?;
+            let results: Vec<MlirValue> = op.results().map(Into::into).collect();
+            replacements.push(results);
+        }
+        // Replaced after every fused op exists: a chain reading another's root then
+        // reads that root's replacement.
+        for (chain, results) in chains.iter().zip(&replacements) {
+            rewriter
+                .as_rewriter_base()
+                .replace_op_with_values(chain.root, results);
+            fused += 1;
+        }
+    }
+    Ok(fused)
+}
+
+/// The chains of one block, found on the IR as it is.
+fn find_chains<'c: 'a, 'a>(
+    ops: &[OperationRef<'c, 'a>],
+    users: &HashMap<usize, Vec<usize>>,
+) -> Vec<Chain<'c, 'a>> {
+    let position: HashMap<usize, usize> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, &o)| (op_key(o), i))
+        .collect();
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut chains = Vec::new();
+    for &root in ops.iter().rev() {
+        if taken.contains(&op_key(root)) || step_of(root).is_none() {
+            continue;
+        }
+        if let Some((chain, members)) = grow(root, &position, &taken, users) {
+            taken.extend(members);
+            chains.push(chain);
+        }
+    }
+    chains
+}
+
+/// The chain ending at `root`, and its ops' keys; `None` when it would be one op or an
+/// input could not be read along one run of axes.
+fn grow<'c: 'a, 'a>(
+    root: OperationRef<'c, 'a>,
+    position: &HashMap<usize, usize>,
+    taken: &HashSet<usize>,
+    users: &HashMap<usize, Vec<usize>>,
+) -> Option<(Chain<'c, 'a>, Vec<usize>)> {
+    let shape = f32_shape(root.result(0).ok()?.into())?;
+    let mut members: Vec<OperationRef> = vec![root];
+    let mut in_chain: HashSet<usize> = HashSet::from([op_key(root)]);
+    while members.len() < MAX_STEPS {
+        let mut joined = None;
+        'search: for &m in &members {
+            let (_, operands) = step_of(m)?;
+            for v in operands {
+                let Some(d) = defining(v) else { continue };
+                let k = op_key(d);
+                if in_chain.contains(&k) || taken.contains(&k) || !position.contains_key(&k) {
+                    continue;
+                }
+                let joins = step_of(d).is_some()
+                    && f32_shape(v).as_ref() == Some(&shape)
+                    && users
+                        .get(&key(v))
+                        .is_some_and(|u| u.iter().all(|o| in_chain.contains(o)));
+                if joins {
+                    joined = Some(d);
+                    break 'search;
+                }
+            }
+        }
+        match joined {
+            Some(d) => {
+                in_chain.insert(op_key(d));
+                members.push(d);
+            }
+            None => break,
+        }
+    }
+    if members.len() < 2 {
+        return None;
+    }
+    members.sort_by_key(|&m| position.get(&op_key(m)).copied().unwrap_or(usize::MAX));
+    let results: HashMap<usize, usize> = members
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| Some((key(m.result(0).ok()?), i)))
+        .collect();
+    let mut inputs: Vec<MlirValue> = Vec::new();
+    let mut input_index: HashMap<usize, usize> = HashMap::new();
+    let mut steps = Vec::with_capacity(members.len());
+    for &m in &members {
+        for v in step_of(m)?.1 {
+            if !results.contains_key(&key(v)) && !input_index.contains_key(&key(v)) {
+                if !reads_along_one_run(&f32_shape(v)?, &shape) {
+                    return None;
+                }
+                input_index.insert(key(v), inputs.len());
+                inputs.push(v);
+            }
+        }
+    }
+    for &m in &members {
+        let (step, operands) = step_of(m)?;
+        let refs = operands
+            .iter()
+            .map(|v| {
+                let i = match results.get(&key(*v)) {
+                    Some(s) => inputs.len() + s,
+                    None => *input_index.get(&key(*v))?,
+                };
+                Some(format!("${i}"))
+            })
+            .collect::<Option<Vec<String>>>()?;
+        steps.push(format!("{step} {}", refs.join(" ")));
+    }
+    let keys = members.iter().map(|&m| op_key(m)).collect();
+    Some((
+        Chain {
+            root,
+            inputs,
+            program: steps.join("; "),
+        },
+        keys,
+    ))
+}
