@@ -180,13 +180,20 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     }
     let shape: Vec<usize> = perm.iter().map(|&p| x.shape[p]).collect();
     // Swapping the last two dimensions (the transposes of matmul and linear weights)
-    // takes the tiled copy; every other permutation, the general gather.
-    let swaps_last_two = rank >= 2
-        && perm[..rank - 2].iter().enumerate().all(|(i, &p)| p == i)
-        && perm[rank - 2..] == [rank - 1, rank - 2];
+    // takes the tiled copy; every other permutation, the general gather. Dimensions
+    // that stay next to each other count as one, so NHWC to NCHW ([0, 3, 1, 2]) is
+    // the swap of [N, H·W, C]'s last two.
+    let (merged, merged_perm) = merged_runs(&x.shape, perm);
+    let m = merged.len();
+    let swaps_last_two = m >= 2
+        && merged_perm[..m - 2]
+            .iter()
+            .enumerate()
+            .all(|(i, &p)| p == i)
+        && merged_perm[m - 2..] == [m - 1, m - 2];
     let tiled = if swaps_last_two {
-        let batch = checked_count(&x.shape[..rank - 2])?;
-        transpose_matrices(&x.data, batch, x.shape[rank - 2], x.shape[rank - 1])
+        let batch = checked_count(&merged[..m - 2])?;
+        transpose_matrices(&x.data, batch, merged[m - 2], merged[m - 1])
     } else {
         None
     };
@@ -216,6 +223,31 @@ fn permuted(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let mut t = Tensor::new(shape, data)?;
     t.quant = quant;
     Ok(t)
+}
+
+/// `shape` and `perm` with each run of input dimensions that `perm` keeps together and
+/// in order (`perm[i + 1] == perm[i] + 1`) merged into one dimension: the same
+/// permutation of the same elements over fewer dimensions.
+fn merged_runs(shape: &[usize], perm: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    // Runs in output order, each the input dimensions first..=last.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in perm {
+        match runs.last_mut() {
+            Some((_, last)) if p == *last + 1 => *last = p,
+            _ => runs.push((p, p)),
+        }
+    }
+    let mut by_input: Vec<usize> = (0..runs.len()).collect();
+    by_input.sort_unstable_by_key(|&r| runs[r].0);
+    let merged = by_input
+        .iter()
+        .map(|&r| shape[runs[r].0..=runs[r].1].iter().product())
+        .collect();
+    let mut merged_perm = vec![0; runs.len()];
+    for (position, &r) in by_input.iter().enumerate() {
+        merged_perm[r] = position;
+    }
+    (merged, merged_perm)
 }
 
 fn permute(c: &Call) -> Result<Vec<Value>> {
@@ -274,6 +306,7 @@ fn same(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
+    use super::merged_runs;
     use crate::kernels::ResultType;
     use crate::kernels::tensor::dtype::DType;
     use crate::kernels::tensor::tensor_type::TensorType;
@@ -354,7 +387,8 @@ mod tests {
     fn permutes_copying_runs_equal_the_element_gather() {
         // [0, 2, 1, 3] keeps the last axis whole (runs of 5); [2, 0, 1, 3] too; the
         // identity is one run; [0, 1, 3, 2] moves the last axis (the tiled path) and
-        // [3, 1, 2, 0] no run at all.
+        // [3, 1, 2, 0] no run at all; [0, 3, 1, 2] (NHWC to NCHW) and [2, 3, 0, 1] are
+        // the tiled path once their runs merge.
         let dims = [2usize, 3, 4, 5];
         for perm in [
             [0, 2, 1, 3],
@@ -362,6 +396,8 @@ mod tests {
             [0, 1, 2, 3],
             [0, 1, 3, 2],
             [3, 1, 2, 0],
+            [0, 3, 1, 2],
+            [2, 3, 0, 1],
         ] {
             let perm_i64: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
             let t = run1("aten.permute", &[iota(&dims), ints(&perm_i64)], unknown()).unwrap();
@@ -384,6 +420,25 @@ mod tests {
             }
             assert_eq!(f32_values(&t), expected, "{perm:?}");
         }
+    }
+
+    #[test]
+    fn runs_kept_together_merge() {
+        // NHWC to NCHW is the swap of [N, H·W, C]; the identity is one dimension; a
+        // reversal merges nothing.
+        assert_eq!(
+            merged_runs(&[1, 4, 5, 3], &[0, 3, 1, 2]),
+            (vec![1, 20, 3], vec![0, 2, 1])
+        );
+        assert_eq!(merged_runs(&[2, 3, 4], &[0, 1, 2]), (vec![24], vec![0]));
+        assert_eq!(
+            merged_runs(&[2, 3, 4], &[2, 1, 0]),
+            (vec![2, 3, 4], vec![2, 1, 0])
+        );
+        assert_eq!(
+            merged_runs(&[2, 3, 4, 5], &[2, 3, 0, 1]),
+            (vec![6, 20], vec![1, 0])
+        );
     }
 
     #[test]
