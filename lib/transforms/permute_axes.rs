@@ -257,6 +257,22 @@ fn through_pad<'c, 'a>(
     let Some((x, perm, result)) = permuted_operand(op) else {
         crate::no_match!("not a pad of a permute of a computed tensor, ranked");
     };
+    // A pool reads its pad as its own padding (avg_pool.rs fuses the two with ONNX
+    // Runtime's rounding): the pad stays next to it.
+    let read_by_pool = op.result(0).is_ok_and(|r| {
+        let padded: Value = r.into();
+        let mut next = op.next_in_block();
+        while let Some(o) = next {
+            if op_name(o).contains("_pool") && o.operands().any(|v| v == padded) {
+                return true;
+            }
+            next = o.next_in_block();
+        }
+        false
+    });
+    if read_by_pool {
+        crate::no_match!("a pool reads the pad");
+    }
     let rank = perm.len();
     let Some(list) = op
         .operand(1)

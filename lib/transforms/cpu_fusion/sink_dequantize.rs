@@ -213,6 +213,19 @@ fn sink_pad<'c: 'a, 'a>(
     let Some((q, params)) = pad.operand(0).ok().and_then(dequantized_per_tensor) else {
         return Ok(None);
     };
+    // Only the QDQ Pad (every use a quantize): a pad feeding a pool is what
+    // `avg_pool` fuses into one kernel with ONNX Runtime's rounding.
+    let Ok(result) = pad.result(0) else {
+        return Ok(None);
+    };
+    let users = super::elementwise::users_after(pad, result.into());
+    if users.is_empty()
+        || users
+            .iter()
+            .any(|&u| op_name(u) != "torch.aten.quantize_per_tensor")
+    {
+        return Ok(None);
+    }
     let Some((moved, float)) = moved_type(pad, q) else {
         return Ok(None);
     };
