@@ -14,6 +14,7 @@ mod fold_onnx;
 pub mod fuse_quantized_ops;
 mod limits;
 mod merge;
+mod permute_axes;
 mod propagate_permutes;
 mod side_effects;
 mod walk;

@@ -72,7 +72,7 @@ pub const BINARY: &[&str] = &[
 ];
 
 /// The ops a rule may create.
-const GENERATED: &[&str] = &[
+pub(super) const GENERATED: &[&str] = &[
     PERMUTE,
     "torch.vtensor.literal",
     "torch.prim.ListConstruct",
@@ -87,18 +87,19 @@ pub fn propagate_permutes(context: &Context, module: &mut Module) -> Result<()> 
     for &name in BINARY {
         rules.push((name, generated_with(name), Box::new(through_binary)));
     }
+    rules.extend(super::permute_axes::rules());
     apply_rules(context, module, rules)
 }
 
 /// `GENERATED` and `name`: a rule that rewrites an op creates one of the same name.
-fn generated_with(name: &'static str) -> Vec<&'static str> {
+pub(super) fn generated_with(name: &'static str) -> Vec<&'static str> {
     let mut all = GENERATED.to_vec();
     all.push(name);
     all
 }
 
 /// The permutation of a `torch.aten.permute` (normalized), and its input.
-fn permutation<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<usize>)> {
+pub(super) fn permutation<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<usize>)> {
     let op = named(v, PERMUTE)?;
     let list = named(op.operand(1).ok()?, "torch.prim.ListConstruct")?;
     let rank = list.operand_count() as i64;
@@ -118,7 +119,7 @@ fn permutation<'c: 'a, 'a>(v: Value<'c, 'a>) -> Option<(Value<'c, 'a>, Vec<usize
 }
 
 /// The shape before `perm` of a tensor whose shape after it is `t`'s.
-fn unpermuted(t: &TensorType, perm: &[usize]) -> Option<TensorType> {
+pub(super) fn unpermuted(t: &TensorType, perm: &[usize]) -> Option<TensorType> {
     let shape = t.shape.as_ref()?;
     if shape.len() != perm.len() {
         return None;
@@ -133,7 +134,7 @@ fn unpermuted(t: &TensorType, perm: &[usize]) -> Option<TensorType> {
     })
 }
 
-fn is_identity(perm: &[usize]) -> bool {
+pub(super) fn is_identity(perm: &[usize]) -> bool {
     perm.iter().enumerate().all(|(i, &d)| i == d)
 }
 
@@ -145,12 +146,12 @@ fn inverse(perm: &[usize]) -> Vec<usize> {
     inv
 }
 
-fn as_i64(perm: &[usize]) -> Vec<i64> {
+pub(super) fn as_i64(perm: &[usize]) -> Vec<i64> {
     perm.iter().map(|&d| d as i64).collect()
 }
 
 /// Whether `v` is a tensor; scalars (`!torch.int`, …) are not.
-fn is_tensor(v: Value) -> bool {
+pub(super) fn is_tensor(v: Value) -> bool {
     v.r#type().to_string().starts_with("!torch.vtensor")
 }
 
@@ -299,7 +300,7 @@ pub fn through_binary<'c, 'a>(
 /// `dequantize(_make_per_tensor_quantized_tensor(literal))`, as ONNX Runtime's QDQ
 /// models write them) has the same ops rebuilt on its permuted literal, so it stays a
 /// quantized constant. `None` for anything else, or more axes than `perm`.
-fn permuted_back<'c: 'a, 'a>(
+pub(super) fn permuted_back<'c: 'a, 'a>(
     b: &TorchBuilder<'c, 'a>,
     v: Value<'c, 'a>,
     perm: &[usize],

@@ -220,3 +220,44 @@ func.func @clip_inside_the_range(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtens
   %y = "torch.aten.quantize_per_tensor"(%c, %s, %z, %dt) : (!torch.vtensor<[4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[4],!torch.quint8>
   return %y : !torch.vtensor<[4],!torch.quint8>
 }
+
+// -----
+
+// QDQ Pad with a 0.0 fill (the NHWC ResNets' stem): the integers are padded with the
+// zero point, which dequantizes to 0.0, and the quantize after the pad is gone. A
+// fill of 0.3 is no code of scale 0.25 (it would quantize to 0.25), and no code
+// dequantizes to -0.0: those pads stay on the floats. So does a 0.0 pad read by
+// anything but a quantize (a pool fuses its pad with ONNX Runtime's rounding).
+// CHECK-LABEL: func.func @pad_with_zero_point(
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK: %[[X:.+]] = "torch.aten.dequantize.self"(%[[Q]])
+// CHECK: %[[I:.+]] = "torch.aten.int_repr"(%[[Q]]) {{.+}} -> !torch.vtensor<[1,4],ui8>
+// CHECK: %[[Z:.+]] = "torch.constant.int"() {value = 128 : i64}
+// CHECK: %[[P:.+]] = "torch.aten.constant_pad_nd"(%[[I]], %{{.+}}, %[[Z]]) {{.+}} -> !torch.vtensor<[1,6],ui8>
+// CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[P]], {{.+}} -> !torch.vtensor<[1,6],!torch.quint8>
+// CHECK: %[[P3:.+]] = "torch.aten.constant_pad_nd"(%[[X]], {{.+}} -> !torch.vtensor<[1,6],f32>
+// CHECK: "torch.aten.quantize_per_tensor"(%[[P3]],
+// CHECK: %[[PM:.+]] = "torch.aten.constant_pad_nd"(%[[X]], {{.+}} -> !torch.vtensor<[1,6],f32>
+// CHECK: "torch.aten.quantize_per_tensor"(%[[PM]],
+// CHECK: %[[PF:.+]] = "torch.aten.constant_pad_nd"(%[[X]], {{.+}} -> !torch.vtensor<[1,6],f32>
+// CHECK: return %[[M]], {{.+}}, {{.+}}, %[[PF]]
+func.func @pad_with_zero_point(%arg0: !torch.vtensor<[1,4],f32>) -> (!torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],f32>) {
+  %s = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %f0 = "torch.constant.float"() {value = 0.000000e+00 : f64} : () -> !torch.float
+  %f3 = "torch.constant.float"() {value = 3.000000e-01 : f64} : () -> !torch.float
+  %fm0 = "torch.constant.float"() {value = -0.000000e+00 : f64} : () -> !torch.float
+  %pads = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %q = "torch.aten.quantize_per_tensor"(%arg0, %s, %z, %dt) : (!torch.vtensor<[1,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,4],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[1,4],!torch.quint8>) -> !torch.vtensor<[1,4],f32>
+  %p = "torch.aten.constant_pad_nd"(%x, %pads, %f0) : (!torch.vtensor<[1,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,6],f32>
+  %y = "torch.aten.quantize_per_tensor"(%p, %s, %z, %dt) : (!torch.vtensor<[1,6],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,6],!torch.quint8>
+  %p3 = "torch.aten.constant_pad_nd"(%x, %pads, %f3) : (!torch.vtensor<[1,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,6],f32>
+  %y3 = "torch.aten.quantize_per_tensor"(%p3, %s, %z, %dt) : (!torch.vtensor<[1,6],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,6],!torch.quint8>
+  %pm0 = "torch.aten.constant_pad_nd"(%x, %pads, %fm0) : (!torch.vtensor<[1,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,6],f32>
+  %ym0 = "torch.aten.quantize_per_tensor"(%pm0, %s, %z, %dt) : (!torch.vtensor<[1,6],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,6],!torch.quint8>
+  %pf = "torch.aten.constant_pad_nd"(%x, %pads, %f0) : (!torch.vtensor<[1,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,6],f32>
+  return %y, %y3, %ym0, %pf : !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],f32>
+}

@@ -86,6 +86,27 @@ fn positions(size: usize, begin: i64, out: usize, mode: Mode) -> Vec<Option<usiz
 
 /// `x` padded as `pads` says, with `fill` (a one-element storage of `x`'s type)
 /// where the mode fills.
+/// The input shape, pads and output shape with the trailing dimensions that have no
+/// pads merged into the last one that has (its pads scaled by their size): the same
+/// elements in the same places. Unchanged when every dimension is padded or none.
+type Merged = (Vec<usize>, Vec<(i64, i64)>, Vec<usize>);
+fn unpadded_tail_merged(shape: &[usize], pairs: &[(i64, i64)], out: &[usize]) -> Merged {
+    let tail = pairs.iter().rev().take_while(|&&p| p == (0, 0)).count();
+    let keep = shape.len() - tail;
+    if tail == 0 || keep == 0 {
+        return (shape.to_vec(), pairs.to_vec(), out.to_vec());
+    }
+    let inner: usize = shape[keep..].iter().product();
+    let mut in_shape = shape[..keep].to_vec();
+    let mut merged = pairs[..keep].to_vec();
+    let mut out_shape = out[..keep].to_vec();
+    in_shape[keep - 1] *= inner;
+    out_shape[keep - 1] *= inner;
+    let (b, e) = merged[keep - 1];
+    merged[keep - 1] = (b * inner as i64, e * inner as i64);
+    (in_shape, merged, out_shape)
+}
+
 fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
     if x.quant.is_some() {
         bail!("padding a quantized tensor is not supported; pad its values");
@@ -106,10 +127,13 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
         return Ok(x.clone());
     }
     if mode == Mode::Constant && pairs.iter().all(|&(b, e)| b >= 0 && e >= 0) {
-        // Every input row lands whole: fill, then copy the rows into place.
-        let out_strides = strides(&shape);
-        let last = rank - 1;
-        let row = x.shape[last];
+        // Every input row lands whole: fill, then copy the rows into place. Trailing
+        // dimensions without pads join the row (an NHWC pad of H and W copies rows of
+        // W·C, not of C).
+        let (in_shape, pairs, out_shape) = unpadded_tail_merged(&x.shape, &pairs, &shape);
+        let out_strides = strides(&out_shape);
+        let last = in_shape.len() - 1;
+        let row = in_shape[last];
         let mut runs = Vec::with_capacity(x.data.len() / row.max(1));
         let mut coord = vec![0usize; last];
         for r in 0..x.data.len().checked_div(row).unwrap_or(0) {
@@ -120,7 +144,7 @@ fn padded(x: &Tensor, pads: &[i64], mode: Mode, fill: f64) -> Result<Tensor> {
             runs.push((r * row, dst));
             for d in (0..last).rev() {
                 coord[d] += 1;
-                if coord[d] < x.shape[d] {
+                if coord[d] < in_shape[d] {
                     break;
                 }
                 coord[d] = 0;
@@ -185,6 +209,7 @@ fn pad(c: &Call) -> Result<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
+    use super::unpadded_tail_merged;
     use crate::kernels::tensor::Data;
     use crate::kernels::tensor::value::Value;
     use crate::kernels::testing::*;
@@ -201,6 +226,35 @@ mod tests {
         let t = run1("aten.constant_pad_nd", &args, unknown()).unwrap();
         assert_eq!(t.shape, vec![2, 3]);
         assert_eq!(f32_values(&t), vec![9.0, 1.0, 2.0, 9.0, 9.0, 9.0]);
+    }
+
+    #[test]
+    fn unpadded_trailing_dimensions_join_the_row() {
+        // NHWC [1, 2, 2, 3] padded by one column on each side of W: rows of W·C = 6
+        // with 3 elements of padding each side.
+        let (x, p, o) = unpadded_tail_merged(
+            &[1, 2, 2, 3],
+            &[(0, 0), (0, 0), (1, 1), (0, 0)],
+            &[1, 2, 4, 3],
+        );
+        assert_eq!(
+            (x, p, o),
+            (vec![1, 2, 6], vec![(0, 0), (0, 0), (3, 3)], vec![1, 2, 12])
+        );
+        let nhwc = i32s(&[1, 2, 2, 3], &(1..=12).collect::<Vec<_>>());
+        let t = run1(
+            "aten.constant_pad_nd",
+            &[nhwc, ints(&[0, 0, 1, 1]), Value::Float(0.0)],
+            unknown(),
+        )
+        .unwrap();
+        assert_eq!(t.shape, vec![1, 2, 4, 3]);
+        let mut expected = vec![0; 3];
+        expected.extend(1..=6);
+        expected.extend([0; 6]);
+        expected.extend(7..=12);
+        expected.extend([0; 3]);
+        assert_eq!(t.data, Data::I32(expected));
     }
 
     #[test]

@@ -458,7 +458,8 @@ mod tests {
     fn permutes_copying_runs_equal_the_element_gather() {
         // [0, 2, 1, 3] keeps the last axis whole (runs of 5); [2, 0, 1, 3] too; the
         // identity is one run; [0, 1, 3, 2] moves the last axis (the tiled path) and
-        // [3, 1, 2, 0] no run at all.
+        // [3, 1, 2, 0] no run at all; [0, 3, 1, 2] (NHWC to NCHW) and [2, 3, 0, 1] are
+        // the tiled path once their runs merge.
         let dims = [2usize, 3, 4, 5];
         for perm in [
             [0, 2, 1, 3],
@@ -466,6 +467,8 @@ mod tests {
             [0, 1, 2, 3],
             [0, 1, 3, 2],
             [3, 1, 2, 0],
+            [0, 3, 1, 2],
+            [2, 3, 0, 1],
         ] {
             let perm_i64: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
             let t = run1("aten.permute", &[iota(&dims), ints(&perm_i64)], unknown()).unwrap();
@@ -488,6 +491,19 @@ mod tests {
             }
             assert_eq!(f32_values(&t), expected, "{perm:?}");
         }
+    }
+
+    #[test]
+    fn runs_kept_together_merge() {
+        // NHWC to NCHW is the swap of [N, H·W, C]; the identity is a copy; a reversal
+        // merges nothing; two pairs swapped are one swap.
+        use super::BatchedTranspose::{Copy, Matrices};
+        use super::batched_transpose;
+        let m = |batch, rows, cols| Some(Matrices { batch, rows, cols });
+        assert_eq!(batched_transpose(&[1, 4, 5, 3], &[0, 3, 1, 2]), m(1, 20, 3));
+        assert_eq!(batched_transpose(&[2, 3, 4], &[0, 1, 2]), Some(Copy));
+        assert_eq!(batched_transpose(&[2, 3, 4], &[2, 1, 0]), None);
+        assert_eq!(batched_transpose(&[2, 3, 4, 5], &[2, 3, 0, 1]), m(1, 6, 20));
     }
 
     #[test]

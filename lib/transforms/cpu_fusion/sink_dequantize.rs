@@ -1,8 +1,10 @@
 //! `sink-dequantize` (the CPU pipelines): an op that only moves the elements of a
 //! per-tensor dequantized tensor moves its quantized integers instead, and the
 //! dequantize follows it: `slice(dequantize(q))` becomes `dequantize(slice(q))`, and
-//! likewise reshapes, permutes, squeezes, selections, nearest-neighbour interpolation
-//! and a `cat` whose parts share one scale, zero point and type. Then `quantize_per_tensor(dequantize(q), s, z)` with q's
+//! likewise reshapes, permutes, squeezes, selections, nearest-neighbour interpolation,
+//! a `cat` whose parts share one scale, zero point and type, and a `constant_pad_nd`
+//! whose fill is on q's grid (the integers padded with its code). Then
+//! `quantize_per_tensor(dequantize(q), s, z)` with q's
 //! own parameters is q itself, and a ReLU or Clip that only feeds a quantize which
 //! clamps as much is dropped, as ONNX Runtime drops it (`redundant_clamp`).
 //!
@@ -24,7 +26,8 @@ use super::conv_matmul::{Dequantized, quantized};
 use super::redundant_clamp;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{defining, named, op_name};
+use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
+use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::runtime::ir_values::constant_value;
 use crate::transforms::canonicalize_quant::same_value;
@@ -68,6 +71,8 @@ pub fn sink_dequantize(context: &Context, module: &mut Module) -> Result<usize> 
                 sink_movement(context, &rewriter, op, &name)?
             } else if name == "torch.aten.cat" {
                 sink_cat(context, &rewriter, op)?
+            } else if name == "torch.aten.constant_pad_nd" {
+                sink_pad(context, &rewriter, op)?
             } else if name == "torch.aten.quantize_per_tensor" {
                 match requantized_self(op) {
                     Some(q) => Some(q),
@@ -192,6 +197,88 @@ fn sink_cat<'c: 'a, 'a>(
     let list = b.list(&qs, "vtensor")?;
     let joined = b.aten_tensor("cat", &[list, dim], &moved)?;
     Ok(Some(b.aten_tensor("dequantize.self", &[joined], &float)?))
+}
+
+/// `dequantize(_make_per_tensor(constant_pad_nd(int_repr(q), pads, c), s, z))` for
+/// `constant_pad_nd(dequantize(q), pads, v)` when the fill `v` is exactly what code `c`
+/// dequantizes to (0.0 is the zero point), so every element, padding included, is
+/// the same f32: the pad then moves bytes instead of floats, and a quantize after it
+/// with q's parameters goes (`requantized_self`). The pad kernel takes no quantized
+/// tensor, hence the integers and `_make_per_tensor_quantized_tensor`.
+fn sink_pad<'c: 'a, 'a>(
+    context: &'c Context,
+    rewriter: &'a IrRewriter<'c>,
+    pad: OperationRef<'c, 'a>,
+) -> Result<Option<MlirValue<'c, 'a>>> {
+    let Some((q, params)) = pad.operand(0).ok().and_then(dequantized_per_tensor) else {
+        return Ok(None);
+    };
+    // Only the QDQ Pad (every use a quantize): a pad feeding a pool is what
+    // `avg_pool` fuses into one kernel with ONNX Runtime's rounding.
+    let Ok(result) = pad.result(0) else {
+        return Ok(None);
+    };
+    let users = super::elementwise::users_after(pad, result.into());
+    if users.is_empty()
+        || users
+            .iter()
+            .any(|&u| op_name(u) != "torch.aten.quantize_per_tensor")
+    {
+        return Ok(None);
+    }
+    let Some((moved, float)) = moved_type(pad, q) else {
+        return Ok(None);
+    };
+    let (Ok(pads), Ok(fill)) = (pad.operand(1), pad.operand(2)) else {
+        return Ok(None);
+    };
+    let (Some(fill), Some(scale), Some(zero)) = (
+        constant_float(fill),
+        constant_float(params.scale),
+        constant_int(params.zero_point),
+    ) else {
+        return Ok(None);
+    };
+    let Some(quantized) = moved.dtype else {
+        return Ok(None);
+    };
+    let storage = quantized.storage();
+    let Some(code) = code_of(fill as f32, scale as f32, zero, storage) else {
+        return Ok(None);
+    };
+    rewriter.as_rewriter_base().set_insertion_point_before(pad);
+    let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), pad.location());
+    let q_type = TensorType::parse(&q.r#type().to_string())
+        .ok_or_else(|| anyhow::anyhow!("constant_pad_nd: the quantized input has no type"))?;
+    let ints = b.aten_tensor("int_repr", &[q], &q_type.with_dtype(storage))?;
+    let code = b.int(code)?;
+    let padded = b.aten_tensor(
+        "constant_pad_nd",
+        &[ints, pads, code],
+        &moved.with_dtype(storage),
+    )?;
+    let made = b.aten_tensor(
+        "_make_per_tensor_quantized_tensor",
+        &[padded, params.scale, params.zero_point],
+        &moved,
+    )?;
+    Ok(Some(b.aten_tensor("dequantize.self", &[made], &float)?))
+}
+
+/// The code of `storage` that dequantizes (`(c - zero) as f32 * scale`, as the kernel
+/// does) to exactly `fill`, sign of zero included.
+fn code_of(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
+    let (low, high) = match storage {
+        DType::U8 => (0, 255),
+        DType::I8 => (-128, 127),
+        _ => return None,
+    };
+    if !(scale.is_finite() && scale > 0.0 && fill.is_finite()) {
+        return None;
+    }
+    let code = (fill / scale).round() as i64 + zero;
+    let exact = ((code - zero) as f32 * scale).to_bits() == fill.to_bits();
+    ((low..=high).contains(&code) && exact).then_some(code)
 }
 
 /// `quantize_per_tensor(x, s, z, dtype)` for a quantize of a ReLU or clamp of x that
