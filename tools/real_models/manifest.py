@@ -98,6 +98,17 @@ MODELS = [
           notes=["Decoder-only transformer built by make_decoder.py: causal mask from the "
                  "run-time length, RMSNorm, SiLU-gated MLP, LM head; every MatMul weight "
                  "4-bit (MatMulNBits) in the int4 forms; seq 1 is one decode step"]),
+    Model("kokoro-class-tts", None, None,
+          {"input_ids": ("int64", [1, "seq"], "tokens:64"),
+           "style": ("float32", [1, 128], "features")},
+          # Its QDQ form is left out: ONNX Runtime disagrees with itself on it by 5e-2
+          # (seq 12) and 1.8e-1 (seq 40) relative L2 between its graph optimization levels.
+          ["float", "dynamic"], maker="make_tts.py", lengths=[12, 40],
+          notes=["Kokoro-class (StyleTTS2 + iSTFTNet) TTS built by make_tts.py: Conv1d/LayerNorm/"
+                 "bidirectional-LSTM text encoder, predicted integer durations expanded by a "
+                 "CumSum/Range alignment MatMul, AdaIN, rank-3 linear and nearest Resize, "
+                 "ConvTranspose1d upsampling with Snake blocks, iSTFT head (Exp, Sin/Cos, "
+                 "ConvTranspose1d overlap-add); output length set at run time by the durations"]),
     Model("ddddocr-common-old", "ddddocr==1.6.1", "ddddocr/common_old.onnx",
           {"input1": ("float32", [1, 1, 64, 160], "image")},
           ["shipped"], shipped="dynamic",
