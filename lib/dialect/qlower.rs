@@ -72,7 +72,9 @@ pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
 /// Float attention, `softmax((q · kᵀ) ∘ scale + mask, -1) · v` over f32 tensors with
 /// batch dimensions: q, kᵀ, v, scale (a float or one-element tensor, or none),
 /// divide (whether the scores are divided by the scale, else multiplied), mask (or
-/// none, broadcasting to the scores).
+/// none, broadcasting to the scores, added), keep (a boolean tensor broadcasting to
+/// the scores, or none) and fill (the float that replaces the scores not kept, or
+/// none).
 pub const ATTENTION: &str = "qlower.attention";
 /// A chain of f32 element-wise ops run as one pass over memory
 /// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as

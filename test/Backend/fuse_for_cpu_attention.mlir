@@ -10,7 +10,7 @@
 // CHECK-SAME: %[[Q:.+]]: !torch.vtensor<[?,4,?,16],f32>, %[[KT:.+]]: !torch.vtensor<[?,4,16,?],f32>, %[[V:.+]]: !torch.vtensor<[?,4,?,16],f32>, %[[M:.+]]: !torch.vtensor<[?,1,1,?],f32>
 // CHECK: %[[S:.+]] = "torch.vtensor.literal"() {value = dense<4.000000e+00> : tensor<f32>}
 // CHECK: %[[DIV:.+]] = "torch.constant.bool"() {value = true}
-// CHECK: %[[A:.+]] = "qlower.attention"(%[[Q]], %[[KT]], %[[V]], %[[S]], %[[DIV]], %[[M]])
+// CHECK: %[[A:.+]] = "qlower.attention"(%[[Q]], %[[KT]], %[[V]], %[[S]], %[[DIV]], %[[M]], %{{.+}}, %{{.+}})
 // CHECK-NOT: torch.aten.softmax.int
 // CHECK-NOT: torch.aten.matmul
 // CHECK: return %[[A]]
@@ -32,10 +32,10 @@ func.func @bert_style(%q: !torch.vtensor<[?,4,?,16],f32>, %kt: !torch.vtensor<[?
 // CHECK-LABEL: func.func @t5_style(
 // CHECK: %[[NONE:.+]] = "torch.constant.none"
 // CHECK: %[[NO:.+]] = "torch.constant.bool"() {value = false}
-// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[NONE]], %[[NO]], %arg3)
+// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[NONE]], %[[NO]], %arg3, %{{.+}}, %{{.+}})
 // CHECK-LABEL: func.func @scaled_by_a_float(
 // CHECK: %[[F:.+]] = "torch.constant.float"() {value = 1.250000e-01 : f64}
-// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[F]], %{{.+}}, %{{.+}})
+// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %[[F]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
 func.func @t5_style(%q: !torch.vtensor<[1,8,?,32],f32>, %kt: !torch.vtensor<[1,8,32,?],f32>, %v: !torch.vtensor<[1,8,?,32],f32>, %bias: !torch.vtensor<[1,8,?,?],f32>) -> !torch.vtensor<[1,8,?,32],f32> {
   %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
   %last = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
@@ -88,6 +88,38 @@ func.func @scale_of_several_elements(%q: !torch.vtensor<[2,7,16],f32>, %kt: !tor
   %none = "torch.constant.none"() : () -> !torch.none
   %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
   %1 = "torch.aten.mul.Tensor"(%0, %s) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %2 = "torch.aten.softmax.int"(%1, %last, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
+  %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
+  return %3 : !torch.vtensor<[2,7,16],f32>
+}
+
+// GroupQueryAttention's lowering: grouped heads, a float scale, and the keys not
+// allowed replaced by the lowest float. With the replacement a tensor (where.self),
+// nothing is fused.
+// CHECK-LABEL: func.func @allowed_keys(
+// CHECK: %[[LOW:.+]] = "torch.constant.float"() {value = -3.40
+// CHECK: "qlower.attention"(%arg0, %arg1, %arg2, %{{.+}}, %{{.+}}, %{{.+}}, %arg3, %[[LOW]])
+// CHECK-NOT: torch.aten.softmax.int
+// CHECK-LABEL: func.func @replaced_by_a_tensor(
+// CHECK-NOT: qlower.attention
+// CHECK: torch.aten.softmax.int
+func.func @allowed_keys(%q: !torch.vtensor<[1,2,2,8,16],f32>, %kt: !torch.vtensor<[1,2,1,16,8],f32>, %v: !torch.vtensor<[1,2,1,8,16],f32>, %keep: !torch.vtensor<[1,1,1,8,8],i1>) -> !torch.vtensor<[1,2,2,8,16],f32> {
+  %f = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %low = "torch.constant.float"() {value = -3.4028234663852886E+38 : f64} : () -> !torch.float
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[1,2,2,8,16],f32>, !torch.vtensor<[1,2,1,16,8],f32>) -> !torch.vtensor<[1,2,2,8,8],f32>
+  %1 = "torch.aten.mul.Scalar"(%0, %f) : (!torch.vtensor<[1,2,2,8,8],f32>, !torch.float) -> !torch.vtensor<[1,2,2,8,8],f32>
+  %2 = "torch.aten.where.ScalarOther"(%keep, %1, %low) : (!torch.vtensor<[1,1,1,8,8],i1>, !torch.vtensor<[1,2,2,8,8],f32>, !torch.float) -> !torch.vtensor<[1,2,2,8,8],f32>
+  %3 = "torch.aten.softmax.int"(%2, %last, %none) : (!torch.vtensor<[1,2,2,8,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[1,2,2,8,8],f32>
+  %4 = "torch.aten.matmul"(%3, %v) : (!torch.vtensor<[1,2,2,8,8],f32>, !torch.vtensor<[1,2,1,8,16],f32>) -> !torch.vtensor<[1,2,2,8,16],f32>
+  return %4 : !torch.vtensor<[1,2,2,8,16],f32>
+}
+func.func @replaced_by_a_tensor(%q: !torch.vtensor<[2,7,16],f32>, %kt: !torch.vtensor<[2,16,7],f32>, %v: !torch.vtensor<[2,7,16],f32>, %keep: !torch.vtensor<[7,7],i1>, %other: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,7,16],f32> {
+  %last = "torch.constant.int"() {value = -1 : i64} : () -> !torch.int
+  %none = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.aten.matmul"(%q, %kt) : (!torch.vtensor<[2,7,16],f32>, !torch.vtensor<[2,16,7],f32>) -> !torch.vtensor<[2,7,7],f32>
+  %1 = "torch.aten.where.self"(%keep, %0, %other) : (!torch.vtensor<[7,7],i1>, !torch.vtensor<[2,7,7],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[2,7,7],f32>
   %2 = "torch.aten.softmax.int"(%1, %last, %none) : (!torch.vtensor<[2,7,7],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,7,7],f32>
   %3 = "torch.aten.matmul"(%2, %v) : (!torch.vtensor<[2,7,7],f32>, !torch.vtensor<[2,7,16],f32>) -> !torch.vtensor<[2,7,16],f32>
   return %3 : !torch.vtensor<[2,7,16],f32>

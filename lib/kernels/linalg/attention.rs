@@ -29,8 +29,10 @@ enum Scale {
 
 /// Operands: q `[batch…, M, K]`, kᵀ `[batch…, K, N]`, v `[batch…, N, D]` (f32, batch
 /// dimensions broadcasting), scale (a float, a one-element f32 tensor, or none),
-/// whether the scores are divided by it (else multiplied), and an f32 mask (or none)
-/// broadcasting to the scores `[batch…, M, N]`, added after the scale.
+/// whether the scores are divided by it (else multiplied), an f32 mask (or none)
+/// broadcasting to the scores `[batch…, M, N]`, added after the scale, then a boolean
+/// mask of the scores to keep (or none, broadcasting likewise) and the float that
+/// replaces the others (`where(keep, scores, fill)`).
 pub fn attention(c: &Call) -> Result<Vec<Value>> {
     let (q, kt, v) = (
         f32_operand(c, 0, "q")?,
@@ -50,6 +52,13 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
         Some(t) => match &t.data {
             Data::F32(m) => Some((t, m.as_slice())),
             _ => bail!("the mask must be f32, but is {}", t.dtype()),
+        },
+    };
+    let keep = match args::opt_tensor(c, 6)? {
+        None => None,
+        Some(t) => match &t.data {
+            Data::Bool(k) => Some((t, k.as_slice(), args::float(c, 7)? as f32)),
+            _ => bail!("the scores to keep must be boolean, but are {}", t.dtype()),
         },
     };
     let rank = q.0.rank();
@@ -86,6 +95,20 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
                 );
             }
             Some((broadcast_strides(&t.shape, &scores_shape)?, values))
+        }
+    };
+    let keep = match keep {
+        None => None,
+        Some((t, values, fill)) => {
+            if broadcast_shapes(&t.shape, &scores_shape)? != scores_shape {
+                bail!(
+                    "the scores to keep {:?} do not broadcast to the scores {scores_shape:?}",
+                    t.shape
+                );
+            }
+            let steps = broadcast_strides(&t.shape, &scores_shape)?;
+            let at = offsets(&batch, &steps[..rank - 2]);
+            Some((steps, at, values, fill))
         }
     };
     let starts = |t: &Tensor| -> Result<Vec<usize>> {
@@ -146,6 +169,15 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
                 Scale::None => add_mask(s, mask_row, |x| x),
                 Scale::Multiply(f) => add_mask(s, mask_row, |x| x * f),
                 Scale::Divide(f) => add_mask(s, mask_row, |x| x / f),
+            }
+            if let Some((steps, at, values, fill)) = &keep {
+                let row = at[b] + i * steps[rank - 2];
+                let along = steps[rank - 1];
+                for (j, x) in s.iter_mut().enumerate() {
+                    if !values[row + j * along] {
+                        *x = *fill;
+                    }
+                }
             }
             softmax_row(s, &mut shifted, p);
         }
@@ -249,6 +281,7 @@ mod tests {
         scale: &Value,
         divide: bool,
         mask: &Value,
+        keep: &Value,
     ) -> Vec<f32> {
         let mut x =
             Value::Tensor(run1("aten.matmul", &[q.clone(), kt.clone()], unknown()).unwrap());
@@ -269,6 +302,10 @@ mod tests {
                 )
                 .unwrap(),
             );
+        }
+        if !matches!(keep, Value::None) {
+            let args = [keep.clone(), x, Value::Float(f64::from(f32::MIN))];
+            x = Value::Tensor(run1("aten.where.ScalarOther", &args, unknown()).unwrap());
         }
         let p = run1(
             "aten.softmax.int",
@@ -334,8 +371,20 @@ mod tests {
                 values(200 + i as u64, &shape(n, d)),
             );
             let mask = mask.map_or(Value::None, |s| values(300 + i as u64, &s));
-            let want = unfused(&q, &kt, &v, &scale, divide, &mask);
-            let got = fused(&[q, kt, v, scale, Value::Bool(divide), mask]);
+            // Every other case keeps a causal triangle of the scores, broadcast over
+            // the batch as the attention lowerings write it.
+            let (keep, fill) = if i % 2 == 0 {
+                let keep: Vec<bool> = (0..m * n).map(|at| at % n <= at / n).collect();
+                let shape = [vec![1; batch.len()], vec![m, n]].concat();
+                (
+                    tensor(&shape, Data::Bool(keep)),
+                    Value::Float(f64::from(f32::MIN)),
+                )
+            } else {
+                (Value::None, Value::None)
+            };
+            let want = unfused(&q, &kt, &v, &scale, divide, &mask, &keep);
+            let got = fused(&[q, kt, v, scale, Value::Bool(divide), mask, keep, fill]);
             assert_same_f32_bits(&got, &want, &format!("case {i}"));
         }
     }
@@ -347,7 +396,16 @@ mod tests {
             values(2, &[2, 5, 6]),
             values(3, &[2, 6, 2]),
         );
-        let args = [q, kt, v, Value::None, Value::Bool(false), Value::None];
+        let args = [
+            q,
+            kt,
+            v,
+            Value::None,
+            Value::Bool(false),
+            Value::None,
+            Value::None,
+            Value::None,
+        ];
         assert!(
             attention(&Call {
                 args: &args,
@@ -361,7 +419,16 @@ mod tests {
             values(3, &[2, 6, 2]),
         );
         let bad_mask = values(4, &[2, 5, 6]);
-        let args = [q, kt, v, Value::None, Value::Bool(false), bad_mask];
+        let args = [
+            q,
+            kt,
+            v,
+            Value::None,
+            Value::Bool(false),
+            bad_mask,
+            Value::None,
+            Value::None,
+        ];
         assert!(
             attention(&Call {
                 args: &args,

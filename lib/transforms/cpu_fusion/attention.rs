@@ -2,10 +2,11 @@
 //! lowerings write,
 //!
 //! ```text
-//! matmul(softmax.int(add.Tensor?(div|mul?(matmul(q, kᵀ), scale), mask), -1, none), v)
+//! matmul(softmax.int(where.ScalarOther?(keep,
+//!     add.Tensor?(div|mul?(matmul(q, kᵀ), scale), mask), fill), -1, none), v)
 //! ```
 //!
-//! becomes `qlower.attention(q, kᵀ, v, scale, divide, mask)`, whose kernel keeps each
+//! becomes `qlower.attention(q, kᵀ, v, scale, divide, mask, keep, fill)`, whose kernel keeps each
 //! head's scores in scratch and gives the same bytes (`kernels::linalg::attention`).
 //! Every intermediate must have the chain as its one reader, and all of it is f32 of
 //! one rank; the scale is a float or a one-element tensor, the mask added with alpha 1
@@ -39,9 +40,24 @@ pub fn match_attention<'c: 'a, 'a>(
     if (dim != -1 && dim != rank as i64 - 1) || !is_none(softmax.operand(2).ok()?) {
         return None;
     }
-    let logits = softmax.operand(0).ok()?;
+    let mut logits = softmax.operand(0).ok()?;
     if f32_rank(logits)? != rank || !only_reader(logits) {
         return None;
+    }
+    // The attention lowerings' mask of allowed keys: where(keep, scores, lowest).
+    let mut keep = None;
+    if let Some(w) = named(logits, "torch.aten.where.ScalarOther") {
+        let (cond, fill) = (w.operand(0).ok()?, w.operand(2).ok()?);
+        constant_float(fill)?;
+        let cond_type = TensorType::parse(&cond.r#type().to_string())?;
+        if cond_type.dtype != Some(DType::Bool) || cond_type.shape?.len() > rank {
+            return None;
+        }
+        logits = w.operand(1).ok()?;
+        if f32_rank(logits)? != rank || !only_reader(logits) {
+            return None;
+        }
+        keep = Some((cond, fill));
     }
     let (scores, mask) = match named(logits, "torch.aten.add.Tensor") {
         Some(add) if is_one(add.operand(2).ok()?) => {
@@ -75,6 +91,8 @@ pub fn match_attention<'c: 'a, 'a>(
             scale,
             Operand::Const(Value::Bool(divide)),
             mask.map_or(Operand::Const(Value::None), Operand::Ir),
+            keep.map_or(Operand::Const(Value::None), |(k, _)| Operand::Ir(k)),
+            keep.map_or(Operand::Const(Value::None), |(_, f)| Operand::Ir(f)),
         ],
     })
 }
