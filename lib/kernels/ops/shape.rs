@@ -403,7 +403,10 @@ mod tests {
             for a in 0..4 {
                 for b in 0..4 {
                     for c in 0..4 {
-                        let d = 6 - a - b - c;
+                        // The fourth is what the other three leave of 0+1+2+3.
+                        let Some(d) = 6usize.checked_sub(a + b + c) else {
+                            continue;
+                        };
                         if a != b && a != c && b != c && d < 4 && d != a && d != b && d != c {
                             perms.push([a, b, c, d]);
                         }
