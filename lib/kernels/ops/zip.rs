@@ -166,6 +166,8 @@ fn zip_rows<T: Copy + Default, R, const N: usize>(
                 &filled[k][..]
             }
         });
+        // `j` indexes every lane at once, which an iterator over one of them cannot.
+        #[allow(clippy::needless_range_loop)]
         for j in 0..row {
             out.push(f(std::array::from_fn(|k| lanes[k][j]))?);
         }
