@@ -157,13 +157,15 @@ fn worst(func: Func) -> (f64, f32) {
 
 /// Max ulp error against f64 over every 61st finite f32 whose result is a normal f32,
 /// and the bound each must stay within (measured here: exp 0.87, log 0.89, sigmoid
-/// 2.30, silu 2.97, tanh 1.43, erf 1.02, gelu 5.07, gelu-tanh 3.34). ONNX Runtime 1.31
+/// 2.30, silu 2.97, tanh 1.43, erf 0.90, gelu 5.07, gelu-tanh 3.34). ONNX Runtime 1.31
 /// (MLAS, one-node models, every 257th f32, same reference) measured: Exp 0.85, Log
 /// 3.05, Sigmoid 5.6e7 (its clamp at -18), Tanh 104 (near zero), Erf 0.95, Gelu 1.7e7
-/// and tanh-Gelu 7.5e7 (both for negative x). Erf is the one ORT does as well (its
-/// worst is at the switch to 1 - erfc, now at |u| = 0.9, where it was 1.71 at 0.65).
-/// Its Gelu is `x/2·(1 + erf(x/√2))` and its tanh-GELU `x/2·(1 + tanh(…))`, whose
-/// cancellation for negative x costs all precision there; these use erfc and σ.
+/// and tanh-Gelu 7.5e7 (both for negative x). Erf is the one ORT does as well; on the
+/// same inputs in ±[0.5, 3], where both are worst, ORT's Erf is 0.99 ulp off at every
+/// 61st f32 and 1.001 at every 7th, qlower's 0.90 and 0.94 (1.02 and 1.07 before erf
+/// took 1 - erfc in one fused multiply-add). Its Gelu is `x/2·(1 + erf(x/√2))` and
+/// its tanh-GELU `x/2·(1 + tanh(…))`, whose cancellation for negative x costs all
+/// precision there; these use erfc and σ.
 #[test]
 fn errors_against_f64_stay_within_their_bounds() {
     let bounds = [
@@ -172,7 +174,7 @@ fn errors_against_f64_stay_within_their_bounds() {
         (Func::Sigmoid, 2.5),
         (Func::Silu, 3.0),
         (Func::Tanh, 1.5),
-        (Func::Erf, 1.1),
+        (Func::Erf, 0.95),
         (Func::Gelu, 5.5),
         (Func::GeluTanh, 3.5),
     ];
