@@ -366,7 +366,10 @@ def main():
                   flush=True)
             results[(name, threads)] = (q, d, e)
     summarize(results, [m[0] for m in models], thread_counts)
-    shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("QLOWER_BENCH_KEEP"):
+        print(f"models kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
