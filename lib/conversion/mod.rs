@@ -74,7 +74,7 @@ use binder::Binder;
 pub use lowerings::{Handler, Lowerings};
 
 /// Adds every lowering qlower has to `r`, one family file at a time.
-pub fn register(r: &mut Lowerings) {
+pub(crate) fn register(r: &mut Lowerings) {
     quantization::register(r);
     elementwise::register(r);
     activations::register(r);

@@ -119,7 +119,7 @@ impl ShapeRules {
 
 /// Adds every shape rule to `r`, one family file at a time. Each rule reads
 /// `ctx.opset` itself where versions differ, so all are registered from opset 1.
-pub fn register(r: &mut ShapeRules) {
+pub(crate) fn register(r: &mut ShapeRules) {
     unary::register(r);
     elementwise::register(r);
     quantization::register(r);
