@@ -11,6 +11,7 @@ pub mod import;
 pub mod ir;
 pub mod kernels;
 pub mod onnx;
+pub mod op_tables;
 pub mod ops;
 pub mod opset_upgrade;
 pub mod output;

@@ -9,10 +9,12 @@ use melior::ir::Module;
 
 use crate::conversion::{Leftovers, convert_onnx_to_torch};
 use crate::import::import_model;
+use crate::import::shape_inference::ShapeRules;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
 use crate::onnx::load::load_model;
 use crate::onnx::validate::ValidModel;
+use crate::op_tables::op_tables;
 use crate::runtime::plan::Plan;
 use crate::transforms::{self, FoldLimits, downstream};
 
@@ -185,7 +187,7 @@ fn run_fold_constants<'c>(
     module: &mut Module<'c>,
     options: &PassOptions,
 ) -> Result<Vec<String>> {
-    transforms::fold_constants(context, module, options.fold_limits)?;
+    transforms::fold_constants(context, module, options.fold_limits, &op_tables().shapes)?;
     Ok(Vec::new())
 }
 
@@ -311,7 +313,7 @@ fn run_conversion<'c>(
     module: &mut Module<'c>,
     _: &PassOptions,
 ) -> Result<Vec<String>> {
-    let leftovers = convert_onnx_to_torch(context, module)?;
+    let leftovers = convert_onnx_to_torch(context, module, &op_tables().lowerings)?;
     Ok(leftover_warning(&leftovers).into_iter().collect())
 }
 
@@ -360,16 +362,17 @@ pub fn compile<'c>(
             flag_value(emit)
         );
     }
-    let (mut module, mut warnings) = import_model(context, model)?;
+    let tables = op_tables();
+    let (mut module, mut warnings) = import_model(context, model, &tables.shapes)?;
     if emit != Emit::Import {
-        let leftovers = convert_onnx_to_torch(context, &mut module)?;
+        let leftovers = convert_onnx_to_torch(context, &mut module, &tables.lowerings)?;
         if let Some(w) = leftover_warning(&leftovers) {
             if options.strict {
                 bail!("{w} (--strict)");
             }
             warnings.push(w);
         }
-        simplify(context, &mut module, &options.passes)?;
+        simplify(context, &mut module, &options.passes, &tables.shapes)?;
     }
     if emit == Emit::Torch {
         // Downstream compilers know no qlower op; the forms qlower runs itself keep the
@@ -451,8 +454,9 @@ fn simplify<'c>(
     context: &'c Context,
     module: &mut Module<'c>,
     options: &PassOptions,
+    shapes: &'static ShapeRules,
 ) -> Result<()> {
-    transforms::fold_constants(context, module, options.fold_limits)?;
+    transforms::fold_constants(context, module, options.fold_limits, shapes)?;
     transforms::canonicalize_quant(context, module)?;
     transforms::dce(context, module);
     Ok(())

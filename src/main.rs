@@ -123,7 +123,10 @@ const BIG_MODEL_BYTES: u64 = 32 << 20;
 
 fn compile_command(args: CompileArgs) -> Result<()> {
     if args.list_ops {
-        print!("{}", qlower::conversion::rule_table());
+        print!(
+            "{}",
+            qlower::conversion::rule_table(&qlower::op_tables::op_tables().lowerings)
+        );
         return Ok(());
     }
     let Some(model_path) = args.model else {

@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 
 use qlower::onnx::load::load_model;
+use qlower::op_tables::op_tables;
 use qlower::opset_upgrade::{self, MAX_TARGET, MIN_TARGET};
 use qlower::quantize::encode;
 
@@ -24,7 +25,7 @@ pub struct UpgradeArgs {
 
 pub fn run(args: UpgradeArgs) -> Result<()> {
     let model = load_model(&args.model)?;
-    let (model, report) = opset_upgrade::upgrade(model, args.opset)?;
+    let (model, report) = opset_upgrade::upgrade(model, args.opset, &op_tables().shapes)?;
     encode::write(&model.proto, &args.output)?;
     if report.changed() {
         eprintln!("qlower upgrade-opset: raised the default opset {report}");

@@ -4,14 +4,14 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 use melior::ir::operation::OperationLike;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::simple_ops::refine;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Relu", 1, relu);
     r.on_op("LeakyRelu", 1, leaky_relu);
     r.on_op("Clip", 1, clip_attributes);

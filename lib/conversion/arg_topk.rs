@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::shape_util::{await_constant, normalize_axis};
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("ArgMax", 1, |b, t| arg_extreme(b, t, "argmax"));
     r.on_op("ArgMin", 1, |b, t| arg_extreme(b, t, "argmin"));
     r.on_op("TopK", 1, top_k);

@@ -3,15 +3,15 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::int_entries;
 use super::shape_util::{await_constant, dims_of, normalize_axis, optional_const_ints, size_of};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Concat", 1, concat);
     r.on_op("Split", 1, split_v1);
     r.on_op("Split", 13, split);

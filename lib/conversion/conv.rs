@@ -5,6 +5,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::conv_geometry::{
     TorchConvolution, emit_convolution, emit_torch_convolution, read_geometry,
@@ -18,9 +19,8 @@ use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::window;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Conv", 1, conv);
     r.on_op("ConvTranspose", 1, conv_transpose);
 }

@@ -6,14 +6,14 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::shape_util::{dims_of, size_of, typed};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::Dim;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("DepthToSpace", 1, depth_to_space);
     r.on_op("SpaceToDepth", 1, space_to_depth);
 }

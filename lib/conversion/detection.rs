@@ -6,15 +6,15 @@ use anyhow::{Result, bail};
 use melior::ir::Value;
 use melior::ir::attribute::StringAttribute;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::shape_util::{dims_of, typed};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qlower;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("NonZero", 9, non_zero);
     r.on_op("NonMaxSuppression", 10, non_max_suppression);
 }

@@ -5,12 +5,12 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Einsum", 12, einsum);
 }
 

@@ -5,14 +5,14 @@ use anyhow::{Result, anyhow, bail};
 use melior::ir::Value;
 use melior::ir::attribute::StringAttribute;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Add", 1, add_legacy);
     r.on_op("Add", 7, add);
     r.on_op("Sub", 1, sub_legacy);

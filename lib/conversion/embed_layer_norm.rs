@@ -9,6 +9,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::qlinear_conv::check_8bit;
 use super::quant_params::{ParamSpec, dequantize, read_params};
@@ -17,9 +18,8 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_domain_op(
         "com.microsoft",
         "EmbedLayerNormalization",

@@ -5,13 +5,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::int_entries;
 use super::shape_util::{dims_of, size_of};
 use crate::dialect::builder::TorchBuilder;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Expand", 8, expand);
     r.on_op("Tile", 6, tile);
 }

@@ -8,6 +8,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::gather_nd_dynamic::gather_nd_dynamic;
 use crate::dialect::builder::TorchBuilder;
@@ -15,9 +16,8 @@ use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("GatherND", 11, gather_nd);
 }
 

@@ -3,6 +3,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::int_entries;
 use super::shape_util::{
@@ -14,9 +15,8 @@ use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Gather", 1, gather);
     r.on_op("Slice", 1, slice_v1);
     r.on_op("Slice", 10, slice);

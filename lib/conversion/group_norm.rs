@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("InstanceNormalization", 1, instance_norm);
     r.on_op("GroupNormalization", 18, group_norm_per_group);
     r.on_op("GroupNormalization", 21, group_norm_per_channel);

@@ -7,15 +7,15 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::shape_util::{await_constant, normalize_axis};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("CumSum", 11, cumsum);
     r.on_op("Trilu", 14, trilu);
     r.on_op("GatherElements", 11, gather_elements);

@@ -11,6 +11,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::conv_geometry::{emit_convolution, read_geometry};
 use super::qlinear_conv::check_8bit;
@@ -20,9 +21,8 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("MatMulInteger", 10, matmul_integer);
     r.on_op("ConvInteger", 10, conv_integer);
 }

@@ -12,9 +12,9 @@ use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 
 use super::binder::op_label;
-use super::{LeftoverOp, Leftovers};
+use super::{LeftoverOp, Leftovers, Lowerings};
 use crate::ops::opset::version_for;
-use crate::ops::{Registry, split_op_name};
+use crate::ops::split_op_name;
 use crate::rewrite::FailureLog;
 
 /// A claimed op that is still there: why its rule failed, and the ops left in import
@@ -28,7 +28,7 @@ struct Failure {
 /// At most this many ops are named in one list of the error.
 const MAX_NAMED: usize = 12;
 
-pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<Leftovers> {
+pub fn check(module: &Module, lowerings: &Lowerings, log: &FailureLog) -> Result<Leftovers> {
     let mut failures: Vec<Failure> = Vec::new();
     let mut leftovers = Leftovers::default();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -37,7 +37,7 @@ pub fn check(module: &Module, registry: &Registry, log: &FailureLog) -> Result<L
         };
         let (domain, op_type) = split_op_name(&name);
         let version = version_for(op, domain);
-        if registry.lowering(domain, op_type, version).is_some() {
+        if lowerings.lowering(domain, op_type, version).is_some() {
             let label = op_label(op, op_type);
             let why = log
                 .get(op)

@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::simple_ops::refine;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Equal", 7, |b, t| binary(b, t, "eq.Tensor"));
     r.on_op("Less", 7, |b, t| binary(b, t, "lt.Tensor"));
     r.on_op("Greater", 7, |b, t| binary(b, t, "gt.Tensor"));

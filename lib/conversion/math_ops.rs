@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Erf", 9, |b, t| unary(b, t, "erf"));
     r.on_op("Sqrt", 1, |b, t| unary(b, t, "sqrt"));
     r.on_op("Reciprocal", 1, |b, t| unary(b, t, "reciprocal"));

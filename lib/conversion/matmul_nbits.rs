@@ -23,6 +23,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::quant_params::{QuantParams, dequantize};
 use crate::dialect::builder::TorchBuilder;
@@ -30,9 +31,8 @@ use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_domain_op("com.microsoft", "MatMulNBits", 1, matmul_nbits);
 }
 

@@ -9,6 +9,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::pooling::average_pool_of;
 use super::qlinear_conv::check_8bit;
@@ -19,11 +20,10 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 const DOMAIN: &str = "com.microsoft";
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_domain_op(DOMAIN, "QLinearAdd", 1, qlinear_add);
     r.on_domain_op(DOMAIN, "QLinearMul", 1, qlinear_mul);
     r.on_domain_op(DOMAIN, "QLinearSigmoid", 1, qlinear_sigmoid);

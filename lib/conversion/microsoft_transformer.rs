@@ -17,19 +17,19 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::layer_norm::trailing_sizes;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
 const DOMAIN: &str = "com.microsoft";
 
 /// ONNX Runtime's default epsilon of the skip normalizations.
 const SKIP_EPSILON: f64 = 1e-12;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_domain_op(DOMAIN, "Gelu", 1, gelu);
     r.on_domain_op(DOMAIN, "BiasGelu", 1, bias_gelu);
     r.on_domain_op(DOMAIN, "FastGelu", 1, fast_gelu);

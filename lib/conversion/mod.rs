@@ -4,6 +4,7 @@
 
 pub mod binder;
 mod legality;
+mod lowerings;
 
 mod activations;
 mod arg_topk;
@@ -67,12 +68,13 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::{Context, RewriterBase};
 
 use crate::dialect::builder::TorchBuilder;
-use crate::ops::{Registry, registry, split_op_name};
+use crate::ops::split_op_name;
 use crate::rewrite::{self, FailureLog, Outcome, PatternResult};
 use binder::Binder;
+pub use lowerings::{Handler, Lowerings};
 
-/// Adds every lowering qlower has to the op table, one family file at a time.
-pub(crate) fn register(r: &mut Registry) {
+/// Adds every lowering qlower has to `r`, one family file at a time.
+pub(crate) fn register(r: &mut Lowerings) {
     quantization::register(r);
     elementwise::register(r);
     activations::register(r);
@@ -117,9 +119,9 @@ pub(crate) fn register(r: &mut Registry) {
 
 /// The lowering rules as text, one op per line: `domain op since-versions`, e.g.
 /// `ai.onnx QuantizeLinear 10, 19`.
-pub fn rule_table() -> String {
+pub fn rule_table(lowerings: &Lowerings) -> String {
     let mut rows: BTreeMap<(String, String), Vec<i64>> = BTreeMap::new();
-    for (domain, op, since) in registry().entries() {
+    for (domain, op, since) in lowerings.entries() {
         let domain = if domain.is_empty() { "ai.onnx" } else { domain };
         rows.entry((domain.to_string(), op.to_string()))
             .or_default()
@@ -170,9 +172,14 @@ impl Leftovers {
     }
 }
 
-/// Runs the conversion over `module`. An op that a rule claims but could not lower is
-/// an error quoting the rule's reason; ops without a rule are returned as leftovers.
-pub fn convert_onnx_to_torch(context: &Context, module: &mut Module) -> Result<Leftovers> {
+/// Runs the conversion over `module` with the handlers of `lowerings` (kept by the
+/// pattern, hence `'static`). An op that a rule claims but could not lower is an error
+/// quoting the rule's reason; ops without a rule are returned as leftovers.
+pub fn convert_onnx_to_torch(
+    context: &Context,
+    module: &mut Module,
+    lowerings: &'static Lowerings,
+) -> Result<Leftovers> {
     let log = Rc::new(FailureLog::default());
     let patterns = vec![rewrite::op_pattern(
         context,
@@ -180,13 +187,14 @@ pub fn convert_onnx_to_torch(context: &Context, module: &mut Module) -> Result<L
         1,
         &[],
         Rc::clone(&log),
-        Box::new(dispatch),
+        Box::new(move |context, op, rewriter| dispatch(lowerings, context, op, rewriter)),
     )];
     rewrite::apply_greedily(context, module, patterns)?;
-    legality::check(module, registry(), &log)
+    legality::check(module, lowerings, &log)
 }
 
 fn dispatch<'c, 'a>(
+    lowerings: &Lowerings,
     context: &'c Context,
     op: OperationRef<'c, 'a>,
     rewriter: RewriterBase<'c, 'a>,
@@ -199,7 +207,7 @@ fn dispatch<'c, 'a>(
         .ok_or_else(|| anyhow!("torch.operator has no name"))?;
     let (domain, op_type) = split_op_name(&name);
     let version = crate::ops::opset::version_for(op, domain);
-    let Some((_, handler)) = registry().lowering(domain, op_type, version) else {
+    let Some((_, handler)) = lowerings.lowering(domain, op_type, version) else {
         crate::no_match!("no rule for {name} at opset {version}");
     };
     let binder = Binder::new(context, op, op_type, version);

@@ -6,6 +6,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::int_entries;
 use super::shape_util::{
@@ -16,9 +17,8 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Pad", 1, pad_v1);
     r.on_op("Pad", 11, pad);
 }

@@ -7,6 +7,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::window::{
     AutoPad, Cut, check_spatial, cut_spatial, pad_spatial, per_axis, same_pads_at_run_time,
@@ -17,9 +18,8 @@ use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
 use crate::onnx::window;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("MaxPool", 1, max_pool);
     r.on_op("AveragePool", 1, average_pool);
     r.on_op("GlobalMaxPool", 1, global_max_pool);

@@ -6,15 +6,15 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::conv_geometry::{emit_convolution, read_geometry};
 use super::quant_params::{QuantParams, dequantize, quantize, read_qlinear_params};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("QLinearConv", 10, qlinear_conv);
 }
 

@@ -5,15 +5,15 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::qlinear_conv::check_8bit;
 use super::quant_params::{dequantize, quantize, read_qlinear_params};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("QLinearMatMul", 10, qlinear_matmul);
 }
 

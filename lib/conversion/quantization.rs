@@ -3,6 +3,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::{Binder, tensor_type_of};
 use super::blocked_quant::{dequantize_blocked, quantize_blocked};
 use super::float8::{dequantize_float8, quantize_float8, zero_point_is_zero};
@@ -11,9 +12,8 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("QuantizeLinear", 10, quantize_linear);
     r.on_op("DequantizeLinear", 10, dequantize_linear);
     r.on_op("DynamicQuantizeLinear", 11, dynamic_quantize_linear);

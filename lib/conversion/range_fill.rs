@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::{int_entries, scalar};
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Range", 11, range);
     r.on_op("ConstantOfShape", 9, constant_of_shape);
 }

@@ -19,6 +19,7 @@ use melior::ir::Value;
 use melior::ir::attribute::{ArrayAttribute, StringAttribute};
 use melior::ir::operation::OperationLike;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::quant_params::{make_quantized, quantize};
 use super::quantization::dynamic_params;
@@ -27,9 +28,8 @@ use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("LSTM", 7, lstm);
     r.on_op("GRU", 7, gru);
     r.on_domain_op(

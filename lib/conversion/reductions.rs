@@ -8,15 +8,15 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::shape_util::{await_constant, normalize_axes, optional_const_ints};
 use super::simple_ops::refine;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     for (op, new_since) in [
         ("ReduceSum", 13),
         ("ReduceMean", 18),

@@ -11,6 +11,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_ints::{float_entries, int_entries};
 use super::shape_util::{
@@ -19,9 +20,8 @@ use super::shape_util::{
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Resize", 10, resize_v10);
     r.on_op("Resize", 11, resize);
 }

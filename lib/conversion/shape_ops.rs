@@ -4,6 +4,7 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use super::runtime_axes::{squeeze_at_run_time, unsqueeze_at_run_time};
 use super::shape_util::{
@@ -14,9 +15,8 @@ use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Flatten", 1, flatten);
     r.on_op("Reshape", 1, reshape_v1);
     r.on_op("Reshape", 5, reshape);

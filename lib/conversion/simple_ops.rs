@@ -6,15 +6,15 @@ use bytes::Bytes;
 use melior::ir::Value;
 use melior::ir::operation::OperationLike;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::{DType, onnx_type_name};
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Cast", 1, cast_named);
     r.on_op("Cast", 6, cast);
     r.on_op("CastLike", 15, cast_like);

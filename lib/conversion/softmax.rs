@@ -6,13 +6,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::{Dim, TensorType};
 use crate::onnx::attributes::Attributes as _;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Softmax", 1, softmax_coerced);
     r.on_op("Softmax", 13, softmax);
     r.on_op("LogSoftmax", 1, log_softmax_coerced);

@@ -5,13 +5,13 @@
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
+use super::Lowerings;
 use super::binder::Binder;
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_op("Cos", 7, |b, t| function(b, t, "cos"));
     r.on_op("Sin", 7, |b, t| function(b, t, "sin"));
     r.on_op("Tan", 7, |b, t| function(b, t, "tan"));

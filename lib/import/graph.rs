@@ -17,7 +17,7 @@ use melior::ir::{
 
 use super::attributes::import_attribute;
 use super::meta::function_attributes;
-use super::shape_inference::{self, InferInput};
+use super::shape_inference::{InferInput, ShapeRules};
 use super::value_types::declared_type;
 use crate::dialect::ops;
 use crate::dialect::types::{Dim, TensorType};
@@ -43,10 +43,11 @@ struct Known {
 /// output) that contradicts what the ops compute is not followed, and `warnings` says so:
 /// the ops' semantics settle it, as they do for ONNX Runtime, which runs such models after
 /// a warning of its own. A declared element type that contradicts them is an error, as it
-/// is for ONNX Runtime.
+/// is for ONNX Runtime. `shapes` types the values the model leaves untyped.
 pub fn import_graph<'c>(
     context: &'c Context,
     model: &ValidModel,
+    shapes: &ShapeRules,
     warnings: &mut Vec<String>,
 ) -> Result<Operation<'c>> {
     let graph = model.graph();
@@ -108,6 +109,7 @@ pub fn import_graph<'c>(
     let result_types = {
         let mut body = Body {
             context,
+            shapes,
             block: &block,
             values: HashMap::new(),
             none: None,
@@ -229,6 +231,7 @@ fn decode_initializers(model: &ValidModel) -> Result<HashMap<&str, TensorData>> 
 
 struct Body<'c, 'b, 'm> {
     context: &'c Context,
+    shapes: &'m ShapeRules,
     block: &'b Block<'c>,
     values: HashMap<&'m str, Value<'c, 'b>>,
     none: Option<Value<'c, 'b>>,
@@ -271,7 +274,7 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 })
             })
             .collect();
-        let inferred = shape_inference::infer(node, domain, opset, &inputs)?;
+        let inferred = self.shapes.infer(node, domain, opset, &inputs)?;
 
         let mut result_types = Vec::with_capacity(node.output.len());
         let mut outputs = Vec::new();

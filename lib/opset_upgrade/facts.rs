@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::import::shape_inference::{self, InferInput};
+use crate::import::shape_inference::{InferInput, ShapeRules};
 use crate::import::value_types::declared_type;
 use crate::kernels::tensor::tensor_type::TensorType;
 use crate::onnx::proto::{GraphProto, NodeProto};
@@ -27,12 +27,14 @@ pub struct Facts(HashMap<String, Fact>);
 
 impl Facts {
     /// Walks `nodes` (producers first) at the model's `opsets`, starting from what
-    /// `graph` declares. A node inference cannot read just leaves its outputs unknown.
+    /// `graph` declares, inferring with `shapes`. A node inference cannot read just
+    /// leaves its outputs unknown.
     pub fn of(
         graph: &GraphProto,
         nodes: &[NodeProto],
         opsets: &HashMap<String, i64>,
         dir: Option<&Path>,
+        shapes: &ShapeRules,
     ) -> Facts {
         let mut facts = HashMap::<String, Fact>::new();
         for info in graph.input.iter().chain(&graph.value_info) {
@@ -79,7 +81,7 @@ impl Facts {
                     })
                 })
                 .collect();
-            let Ok(inferred) = shape_inference::infer(node, domain, opset, &inputs) else {
+            let Ok(inferred) = shapes.infer(node, domain, opset, &inputs) else {
                 continue;
             };
             for (out, inf) in node.output.iter().zip(inferred) {

@@ -26,6 +26,7 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 
+use crate::import::shape_inference::ShapeRules;
 use crate::onnx::names::Names;
 use crate::onnx::node_label;
 use crate::onnx::proto::NodeProto;
@@ -71,8 +72,13 @@ impl fmt::Display for Report {
 }
 
 /// Raises `model`'s default opset to `target`. A model already at `target` or newer
-/// comes back unchanged, with a report whose `from` equals `to`.
-pub fn upgrade(model: ValidModel, target: i64) -> Result<(ValidModel, Report)> {
+/// comes back unchanged, with a report whose `from` equals `to`. `shapes` (the
+/// pipeline's, `crate::op_tables`) gives the ranks and constants the converters read.
+pub fn upgrade(
+    model: ValidModel,
+    target: i64,
+    shapes: &ShapeRules,
+) -> Result<(ValidModel, Report)> {
     if !(MIN_TARGET..=MAX_TARGET).contains(&target) {
         bail!(
             "cannot convert to opset {target}: the converter writes opsets {MIN_TARGET} to \
@@ -111,7 +117,7 @@ pub fn upgrade(model: ValidModel, target: i64) -> Result<(ValidModel, Report)> {
         .iter()
         .filter_map(|&i| nodes.get_mut(i).map(std::mem::take))
         .collect();
-    let facts = Facts::of(graph, &nodes, &opsets, dir.as_deref());
+    let facts = Facts::of(graph, &nodes, &opsets, dir.as_deref(), shapes);
     let read: HashSet<String> = nodes
         .iter()
         .flat_map(|n| n.input.iter().cloned())

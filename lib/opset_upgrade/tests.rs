@@ -11,6 +11,11 @@ use crate::onnx::proto::{
 };
 use crate::onnx::tensor;
 
+/// The converter with the shape rules the pipeline builds.
+fn upgrade(model: ValidModel, target: i64) -> Result<(ValidModel, Report)> {
+    super::upgrade(model, target, &crate::op_tables::op_tables().shapes)
+}
+
 fn value(name: &str, shape: Option<&[i64]>) -> ValueInfoProto {
     let shape = shape.map(|dims| TensorShapeProto {
         dim: dims

@@ -41,6 +41,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::onnx::proto::ModelProto;
 use crate::onnx::validate::ValidModel;
+use crate::op_tables::op_tables;
 use crate::opset_upgrade;
 pub use params::QType;
 pub use range_options::{RangeOptions, WeightRange};
@@ -325,13 +326,13 @@ pub fn quantize_and_report(
         && model.default_opset() < PER_CHANNEL_OPSET
     {
         let opset = model.default_opset();
-        let (model, done) =
-            opset_upgrade::upgrade(model, PER_CHANNEL_OPSET).with_context(|| {
-                format!(
-                    "the model imports default opset {opset}, and per-channel weights need \
+        let (model, done) = opset_upgrade::upgrade(model, PER_CHANNEL_OPSET, &op_tables().shapes)
+            .with_context(|| {
+            format!(
+                "the model imports default opset {opset}, and per-channel weights need \
                  opset {PER_CHANNEL_OPSET}; converting it failed"
-                )
-            })?;
+            )
+        })?;
         report = Some(done);
         model
     } else {

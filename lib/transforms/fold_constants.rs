@@ -17,6 +17,7 @@ use super::side_effects::qdq_key;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
+use crate::import::shape_inference::ShapeRules;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType, lookup};
@@ -36,8 +37,14 @@ fn foldable_name(name: &str) -> bool {
     name == "torch.operator" || (!is_qdq(name) && !is_constant_op(name) && lookup(name).is_some())
 }
 
-/// Runs the folding patterns to a fixed point over `module`.
-pub fn fold_constants(context: &Context, module: &mut Module, limits: FoldLimits) -> Result<()> {
+/// Runs the folding patterns to a fixed point over `module`. Import-form ops are
+/// evaluated by the shape rules of `shapes` (kept by the patterns, hence `'static`).
+pub fn fold_constants(
+    context: &Context,
+    module: &mut Module,
+    limits: FoldLimits,
+    shapes: &'static ShapeRules,
+) -> Result<()> {
     // One pattern per op name the module holds: a pattern needs a root name, and the
     // kernels cover far more ops than any one module uses.
     let roots: Vec<String> = super::op_names(module)
@@ -51,7 +58,7 @@ pub fn fold_constants(context: &Context, module: &mut Module, limits: FoldLimits
     let mut patterns = Vec::new();
     for root in &roots {
         let body: Box<rewrite::PatternFn> = if root == "torch.operator" {
-            Box::new(move |c, op, r| fold_onnx::fold(c, op, r, limits))
+            Box::new(move |c, op, r| fold_onnx::fold(c, op, r, limits, shapes))
         } else {
             Box::new(move |c, op, r| fold_torch(c, op, r, limits))
         };

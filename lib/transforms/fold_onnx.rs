@@ -17,7 +17,7 @@ use crate::conversion::binder::literal_value;
 use crate::dialect::onnx_attributes::OperatorAttributes;
 use crate::dialect::qdq::is_qdq;
 use crate::dialect::types::TensorType;
-use crate::import::shape_inference::{InferInput, Node, infer_node};
+use crate::import::shape_inference::{InferInput, Node, ShapeRules};
 use crate::kernels::ResultType;
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
@@ -31,6 +31,7 @@ pub(super) fn fold<'c, 'a>(
     op: OperationRef<'c, 'a>,
     rewriter: RewriterBase<'c, 'a>,
     limits: FoldLimits,
+    shapes: &ShapeRules,
 ) -> PatternResult {
     let Some(name) = onnx_name(op) else {
         crate::no_match!("torch.operator has no name");
@@ -82,7 +83,7 @@ pub(super) fn fold<'c, 'a>(
         attributes: &attributes,
     };
     let opset = version_for(op, "");
-    let Ok(inferred) = infer_node(&node, "", opset, &inputs) else {
+    let Ok(inferred) = shapes.infer_node(&node, "", opset, &inputs) else {
         crate::no_match!("inference refused the constants");
     };
     let mut out = Vec::new();

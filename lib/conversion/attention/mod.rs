@@ -8,11 +8,11 @@ mod mha;
 mod packed;
 mod rotary;
 
-use crate::ops::Registry;
+use super::Lowerings;
 
 const DOMAIN: &str = "com.microsoft";
 
-pub fn register(r: &mut Registry) {
+pub fn register(r: &mut Lowerings) {
     r.on_domain_op(DOMAIN, "RotaryEmbedding", 1, rotary::rotary_embedding);
     r.on_domain_op(DOMAIN, "MultiHeadAttention", 1, mha::multi_head_attention);
     r.on_domain_op(DOMAIN, "GroupQueryAttention", 1, gqa::group_query_attention);

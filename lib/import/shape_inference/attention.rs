@@ -6,14 +6,14 @@
 use anyhow::Result;
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 const MS: &str = "com.microsoft";
 
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_domain_ops(MS, &["RotaryEmbedding"], 1, |ctx| {
         Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))])
     });

@@ -2,14 +2,14 @@
 //! casts of small integers to float32 and float64 that are exact (a size taken by Shape
 //! and cast to float for Range, as YOLOv8's anchor grid does).
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::{Inferred, fold, int_arith};
 use crate::onnx::dtype::DType;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Cast"], 1, |ctx| {
         let to = ctx.dtype_attr("to")?;
         Ok(vec![cast_to(ctx, to)])

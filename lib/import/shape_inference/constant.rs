@@ -3,16 +3,16 @@
 use anyhow::{Context as _, Result, bail};
 use bytes::Bytes;
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, expand, fold};
 use crate::onnx::dtype::DType;
 use crate::onnx::proto::TensorProto;
 use crate::onnx::tensor::{self, TensorData};
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Constant"], 1, constant);
     r.infer_ops(&["ConstantOfShape"], 1, constant_of_shape);
 }

@@ -4,17 +4,17 @@
 
 use anyhow::{Result, bail};
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::{Inferred, broadcast, concat, conv_pool, matmul, quantization};
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// The default-domain opset whose quantize/dequantize rules com.microsoft's follow
 /// (per-axis scales, output typed like the scale, no `output_dtype`).
 const QDQ_OPSET: i64 = 19;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_domain_ops(
         "com.microsoft",
         &["GatherBlockQuantized"],

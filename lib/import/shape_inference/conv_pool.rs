@@ -4,15 +4,15 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use super::window::Window;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Conv"], 1, |ctx| {
         let shape = conv_shape(ctx, [(0, "X"), (1, "W")])?;
         Ok(vec![Inferred::of(ctx.dtype(0), shape)])

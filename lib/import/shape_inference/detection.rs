@@ -4,13 +4,13 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["NonZero"], 9, non_zero);
     r.infer_ops(&["NonMaxSuppression"], 10, non_max_suppression);
 }

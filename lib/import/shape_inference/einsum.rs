@@ -5,13 +5,13 @@
 use anyhow::Result;
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use crate::dialect::types::Dim;
 use crate::kernels::ops::einsum::resolve;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Einsum"], 12, einsum);
 }
 

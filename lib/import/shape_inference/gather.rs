@@ -2,15 +2,15 @@
 
 use anyhow::{Result, bail};
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold, partial};
 use crate::dialect::types::Dim;
 use crate::onnx::tensor::TensorData;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Gather"], 1, gather);
     r.infer_ops(&["GatherND"], 11, gather_nd);
     r.infer_ops(&["GatherElements"], 1, |ctx| {

@@ -3,13 +3,13 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use crate::dialect::types::Dim;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["DepthToSpace"], 1, |ctx| blocks(ctx, true));
     r.infer_ops(&["SpaceToDepth"], 1, |ctx| blocks(ctx, false));
 }

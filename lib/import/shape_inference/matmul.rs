@@ -2,15 +2,15 @@
 
 use anyhow::{Result, bail};
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::fmt_shape;
 use super::{Inferred, broadcast};
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["MatMul"], 1, |ctx| {
         let shape = matmul_shape(ctx, (0, "A"), (1, "B"))?;
         Ok(vec![Inferred::of(ctx.dtype(0).or(ctx.dtype(1)), shape)])

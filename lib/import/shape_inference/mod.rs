@@ -8,8 +8,9 @@
 //! Reshape target that does not fit), and names the input or attribute concerned;
 //! the caller adds the node's name.
 //!
-//! Each family file registers its rules in the op table (`ops::registry`), keyed by
-//! (domain, op, since) like the conversion's lowerings; `infer` looks them up there.
+//! Each family file registers its rules in `ShapeRules` (an `ops::OpTable`), keyed by
+//! (domain, op, since) like the conversion's lowerings; `ShapeRules::infer` looks them
+//! up there. The pipeline builds the table (`crate::op_tables`) and passes it down.
 
 mod attention;
 mod broadcast;
@@ -38,6 +39,7 @@ mod recurrent;
 mod reductions;
 mod reshape;
 mod resize;
+mod rules;
 mod shape_of;
 mod slice;
 mod split;
@@ -56,8 +58,7 @@ use crate::onnx::proto::NodeProto;
 use crate::onnx::tensor::TensorData;
 
 pub use ctx::{Ctx, Node, ShapeRule};
-
-use crate::ops::Registry;
+pub use rules::ShapeRules;
 
 /// What is known about one input of a node. `None` in the input slice means the
 /// optional input was left out (empty name).
@@ -83,38 +84,42 @@ pub struct Inferred {
     pub partial: Option<Vec<Dim>>,
 }
 
-/// Infers the outputs of the ONNX `node` (default domain `""` or another domain such
-/// as `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
-pub fn infer(
-    node: &NodeProto,
-    domain: &str,
-    opset: i64,
-    inputs: &[Option<InferInput<'_>>],
-) -> Result<Vec<Inferred>> {
-    infer_node(&Node::of_proto(node), domain, opset, inputs)
+impl ShapeRules {
+    /// Infers the outputs of the ONNX `node` (default domain `""` or another domain
+    /// such as `com.microsoft`) at `opset`. Returns exactly `node.output.len()` entries.
+    pub fn infer(
+        &self,
+        node: &NodeProto,
+        domain: &str,
+        opset: i64,
+        inputs: &[Option<InferInput<'_>>],
+    ) -> Result<Vec<Inferred>> {
+        self.infer_node(&Node::of_proto(node), domain, opset, inputs)
+    }
+
+    /// `infer` for a node seen through `Node`, such as an import-form op being folded.
+    /// Returns exactly `node.outputs` entries.
+    pub fn infer_node(
+        &self,
+        node: &Node<'_>,
+        domain: &str,
+        opset: i64,
+        inputs: &[Option<InferInput<'_>>],
+    ) -> Result<Vec<Inferred>> {
+        let domain = if domain == "ai.onnx" { "" } else { domain };
+        let mut out = match self.rule(domain, node.op_type, opset) {
+            Some((_, rule)) => rule(&Ctx::new(node, opset, inputs))?,
+            None => Vec::new(),
+        };
+        // Rules answer for the outputs they know; optional trailing outputs stay unknown.
+        out.resize(node.outputs, Inferred::default());
+        Ok(out)
+    }
 }
 
-/// `infer` for a node seen through `Node`, such as an import-form op being folded.
-/// Returns exactly `node.outputs` entries.
-pub fn infer_node(
-    node: &Node<'_>,
-    domain: &str,
-    opset: i64,
-    inputs: &[Option<InferInput<'_>>],
-) -> Result<Vec<Inferred>> {
-    let domain = if domain == "ai.onnx" { "" } else { domain };
-    let mut out = match crate::ops::registry().shape_rule(domain, node.op_type, opset) {
-        Some((_, rule)) => rule(&Ctx::new(node, opset, inputs))?,
-        None => Vec::new(),
-    };
-    // Rules answer for the outputs they know; optional trailing outputs stay unknown.
-    out.resize(node.outputs, Inferred::default());
-    Ok(out)
-}
-
-/// Adds every shape rule to the op table, one family file at a time. Each rule reads
+/// Adds every shape rule to `r`, one family file at a time. Each rule reads
 /// `ctx.opset` itself where versions differ, so all are registered from opset 1.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     unary::register(r);
     elementwise::register(r);
     quantization::register(r);
@@ -147,8 +152,8 @@ pub(crate) fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::test_util::{In, N, out_ints, run, run_in, ty};
-    use super::{InferInput, infer};
+    use super::InferInput;
+    use super::test_util::{In, N, out_ints, run, run_in, shape_rules, ty};
     use crate::dialect::types::TensorType;
     use crate::onnx::dtype::DType;
     use crate::onnx::tensor::TensorData;
@@ -188,7 +193,10 @@ mod tests {
                     })
                 })
                 .collect();
-            infer(&node.0, "", 13, &refs).unwrap().remove(0)
+            shape_rules()
+                .infer(&node.0, "", 13, &refs)
+                .unwrap()
+                .remove(0)
         };
         let shape = step(&N::new("Shape", &["x"], 1), &[(&x, None)]);
         let zero = In::ints(&[], &[0]);

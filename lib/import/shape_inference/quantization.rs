@@ -4,13 +4,13 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["QuantizeLinear"], 1, |ctx| quantize(ctx, ctx.opset));
     r.infer_ops(&["DequantizeLinear"], 1, |ctx| dequantize(ctx, ctx.opset));
     r.infer_ops(&["DynamicQuantizeLinear"], 1, dynamic_quantize);

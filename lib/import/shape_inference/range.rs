@@ -4,13 +4,13 @@
 
 use anyhow::{Result, bail};
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Range"], 11, range);
 }
 

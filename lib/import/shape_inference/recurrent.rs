@@ -5,11 +5,11 @@
 use anyhow::{Result, bail};
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use crate::dialect::types::Dim;
-use crate::ops::Registry;
 
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["LSTM", "GRU"], 1, |ctx| recurrent(ctx, 2));
     // ONNX Runtime's quantized layout puts H in R's middle dimension: [D, H, 4H].
     r.infer_domain_ops("com.microsoft", &["DynamicQuantizeLSTM"], 1, |ctx| {

@@ -2,14 +2,14 @@
 
 use anyhow::{Result, bail};
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::{self, fmt_shape};
 use super::{Inferred, fold};
 use crate::dialect::types::Dim;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Reshape"], 1, reshape);
     r.infer_ops(&["Flatten"], 1, flatten);
 }

@@ -2,14 +2,14 @@
 
 use anyhow::Result;
 
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims::{self, rank_i64};
 use super::{Inferred, fold};
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 /// Registers the shape rule of each op this file covers.
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["Shape"], 1, shape);
     r.infer_ops(&["Size"], 1, size);
 }

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use bytes::Bytes;
 
-use super::{InferInput, Inferred, fold, infer};
+use super::{InferInput, Inferred, ShapeRules, fold};
 use crate::dialect::types::TensorType;
 use crate::onnx::dtype::DType;
 use crate::onnx::proto::attribute_proto::AttributeType;
@@ -134,6 +134,11 @@ impl N {
     }
 }
 
+/// The shape rules the pipeline builds.
+pub(super) fn shape_rules() -> &'static ShapeRules {
+    &crate::op_tables::op_tables().shapes
+}
+
 /// Runs inference for a default-domain node.
 pub(super) fn run(node: &N, opset: i64, inputs: &[Option<In>]) -> Result<Vec<Inferred>> {
     run_in("", node, opset, inputs)
@@ -155,7 +160,7 @@ pub(super) fn run_in(
             })
         })
         .collect();
-    infer(&node.0, domain, opset, &refs)
+    shape_rules().infer(&node.0, domain, opset, &refs)
 }
 
 /// The single output's type, for rules that cannot fail.

@@ -6,15 +6,15 @@
 use anyhow::Result;
 
 use super::Inferred;
+use super::ShapeRules;
 use super::ctx::Ctx;
 use super::dims;
 use crate::dialect::types::Dim;
 use crate::onnx::dtype::DType;
-use crate::ops::Registry;
 
 const MS: &str = "com.microsoft";
 
-pub(crate) fn register(r: &mut Registry) {
+pub(crate) fn register(r: &mut ShapeRules) {
     r.infer_domain_ops(
         MS,
         &["Gelu", "BiasGelu", "FastGelu", "QuickGelu", "BiasAdd"],
