@@ -54,7 +54,7 @@ FAMILIES = [
     "instancenorm*", "group_normalization*", "dropout*", "size", "lrn*", "mvn*",
     "reduce_log_sum*", "shrink*", "swish*", "lpnormalization*",
     # ONNX's own attention ops (issue 32).
-    "attention*", "rotary_embedding*",
+    "attention*", "rotary_embedding*", "rms_normalization*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.
