@@ -9,7 +9,8 @@
 //!   input_skip_bias_sum).
 //! - SimplifiedLayerNormalization (RMSNorm, in the default domain as ONNX Runtime
 //!   registers it, and in com.microsoft): `X / sqrt(mean(X²) + epsilon) · scale` over
-//!   the axes from `axis` on; outputs (Y, inv_std_var).
+//!   the axes from `axis` on; outputs (Y, inv_std_var). ONNX's RMSNormalization
+//!   (opset 23) is the same computation with the one output Y.
 //! - SkipSimplifiedLayerNormalization: the same of `input + skip (+ bias)` over the
 //!   last axis; outputs (output, mean, inv_std_var, input_skip_bias_sum), of which the
 //!   mean is refused if something reads it (ONNX Runtime computes none).
@@ -43,6 +44,7 @@ pub fn register(r: &mut Lowerings) {
         simplified_layer_norm,
     );
     r.on_op("SimplifiedLayerNormalization", 1, simplified_layer_norm);
+    r.on_op("RMSNormalization", 23, simplified_layer_norm);
     r.on_domain_op(
         DOMAIN,
         "SkipSimplifiedLayerNormalization",

@@ -53,6 +53,8 @@ FAMILIES = [
     "prelu*", "cos*", "sin*", "tan*", "acos*", "asin*", "atan*", "isnan*", "isinf*",
     "instancenorm*", "group_normalization*", "dropout*", "size", "lrn*", "mvn*",
     "reduce_log_sum*", "shrink*", "swish*", "lpnormalization*",
+    # ONNX's own attention ops (issue 32).
+    "attention*", "rotary_embedding*", "rms_normalization*",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

@@ -128,6 +128,19 @@ fn attention_contrib_ops_agree_with_onnx_runtime() {
     );
 }
 
+/// ONNX's own Attention and RotaryEmbedding (opset 23: 3-D and 4-D inputs, grouped
+/// heads, bool and float masks, causal, softcap, a past key/value; rotary with and
+/// without position_ids) against ONNX Runtime and a float64 reference. See
+/// `tools/differential/onnx_attention.py`.
+#[test]
+fn onnx_attention_ops_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/onnx_attention.py",
+        &["--qlower", QLOWER, "--seed", "1"],
+        "qlower's ONNX Attention or RotaryEmbedding disagrees with ONNX Runtime",
+    );
+}
+
 /// GatherND over sizes known only at run time (batch_dims 0 to 2, negative indices),
 /// each model compiled once and run at two sizes, against ONNX Runtime. See
 /// `tools/differential/dynamic_gather_nd.py`.

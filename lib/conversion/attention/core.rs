@@ -58,6 +58,23 @@ pub fn attend<'c, 'a>(
     v: &Tensor<'c, 'a>,
     scoring: &Scoring<'c, 'a>,
 ) -> Result<Tensor<'c, 'a>> {
+    let per_head = attend_heads(o, q, k, v, scoring)?;
+    let (Some(heads), Some(value_size)) = (per_head.dims[1], per_head.dims[3]) else {
+        bail!("the numbers of heads and the value head size must be known at compile time");
+    };
+    let (batch, seq) = (o.size(&per_head, 0)?, o.size(&per_head, 2)?);
+    let tokens = o.permute(&per_head, &[0, 2, 1, 3])?;
+    o.reshape(&tokens, &[batch, seq, o.int(heads * value_size)?])
+}
+
+/// The same attention with the heads kept apart: `[B, N, S, Hv]`.
+pub fn attend_heads<'c, 'a>(
+    o: &Ops<'_, 'c, 'a>,
+    q: &Tensor<'c, 'a>,
+    k: &Tensor<'c, 'a>,
+    v: &Tensor<'c, 'a>,
+    scoring: &Scoring<'c, 'a>,
+) -> Result<Tensor<'c, 'a>> {
     if q.rank() != 4 || k.rank() != 4 || v.rank() != 4 {
         bail!(
             "query, key and value in heads must be [B, N, S, H], but have ranks {}, {} and {}",
@@ -99,9 +116,7 @@ pub fn attend<'c, 'a>(
     }
     let weights = o.softmax_last(&scores)?;
     let context = o.matmul(&weights, &o.unsqueeze(v, 2)?)?;
-    let per_head = o.reshape(&context, &[batch, o.int(heads)?, seq, o.int(value_size)?])?;
-    let tokens = o.permute(&per_head, &[0, 2, 1, 3])?;
-    o.reshape(&tokens, &[batch, seq, o.int(heads * value_size)?])
+    o.reshape(&context, &[batch, o.int(heads)?, seq, o.int(value_size)?])
 }
 
 /// `x` `[B, S, N·H]` as heads `[B, N, S, H]`.

@@ -1,7 +1,8 @@
 //! ONNX Runtime's transformer contrib ops that keep their input's shape: the GELU
 //! family, BiasAdd, and the (skip) layer and RMS normalizations with their optional
 //! statistics outputs. SimplifiedLayerNormalization is registered by ONNX Runtime in
-//! the default domain, and is accepted in com.microsoft too.
+//! the default domain, and is accepted in com.microsoft too; ONNX's RMSNormalization
+//! (opset 23) shares its rule.
 
 use anyhow::Result;
 
@@ -29,6 +30,7 @@ pub(crate) fn register(r: &mut ShapeRules) {
     );
     r.infer_domain_ops(MS, &["SimplifiedLayerNormalization"], 1, simplified_norm);
     r.infer_ops(&["SimplifiedLayerNormalization"], 1, simplified_norm);
+    r.infer_ops(&["RMSNormalization"], 23, simplified_norm);
 }
 
 /// The shape of statistics over the dimensions from `axis` on: X's before it, then 1s.
