@@ -69,6 +69,23 @@ pub fn rotary_embedding(c: &Call) -> Result<Vec<Value>> {
         let from = source_rows[row];
         y.copy_from_slice(&xs[from..from + head]);
         let (cos_row, sin_row) = (cos_at.starts[row], sin_at.starts[row]);
+        let contiguous = (
+            cos_values.get(cos_row..cos_row + half),
+            sin_values.get(sin_row..sin_row + half),
+        );
+        if let ((Some(cs), Some(ss)), false, 1, 1) =
+            (contiguous, interleaved, cos_at.along, sin_at.along)
+        {
+            // Split halves over contiguous angles: slices zipped, so the loop vectorizes.
+            let (x1s, rest) = y.split_at_mut(half);
+            let pairs = x1s.iter_mut().zip(rest.iter_mut()).zip(cs.iter().zip(ss));
+            for ((x1, x2), (&c, &s)) in pairs {
+                let (a, b) = (*x1, *x2);
+                *x1 = a * c - b * s;
+                *x2 = b * c + a * s;
+            }
+            return;
+        }
         for i in 0..half {
             let c = cos_values[cos_row + i * cos_at.along];
             let s = sin_values[sin_row + i * sin_at.along];
