@@ -154,6 +154,9 @@ impl Matcher<'_> {
         let split = named(pairs1, "torch.aten.reshape")?;
         let part = split.operand(0).ok()?;
         let rank = f32_rank(part)?;
+        if rank == 0 {
+            return None;
+        }
         let half = last_dim(t.x1)?;
         let split_sizes = int_list(split.operand(1).ok()?)?;
         let out_sizes = int_list(out.operand(1).ok()?)?;
