@@ -76,6 +76,11 @@ pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
 /// the scores, or none) and fill (the float that replaces the scores not kept, or
 /// none).
 pub const ATTENTION: &str = "qlower.attention";
+/// Rotary position embedding (`kernels::ops::rotary_embedding`): x (f32 `[lead…, H]`),
+/// cos and sin (f32, broadcasting to `[lead…, rotary / 2]`), rotary (the features
+/// rotated, from the first), interleaved (pairs `(2i, 2i + 1)`, else `(i, i + rotary /
+/// 2)`).
+pub const ROTARY_EMBEDDING: &str = "qlower.rotary_embedding";
 /// A chain of f32 element-wise ops run as one pass over memory
 /// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as
 /// `div $0 $1; erf $3`), then the chain's inputs.
@@ -83,6 +88,7 @@ pub const ELEMENTWISE_CHAIN: &str = "qlower.elementwise_chain";
 /// Every `qlower.` op, for the backend's table and its coverage test.
 pub const ALL: &[&str] = &[
     ATTENTION,
+    ROTARY_EMBEDDING,
     QLINEAR_CONV,
     QLINEAR_MATMUL,
     DEQUANTIZED_CONV,

@@ -32,6 +32,7 @@ pub mod resize;
 mod resize_antialias;
 mod resize_crop;
 mod resize_cubic;
+pub mod rotary_embedding;
 mod row_reduce;
 pub mod scalar;
 pub mod scatter_gather;

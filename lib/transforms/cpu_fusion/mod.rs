@@ -4,7 +4,8 @@
 //! shows what executes.
 //!
 //! One file per family: float attention, the matmul of a softmax of scaled and
-//! masked scores by v (`attention`), convolutions and matmuls (`conv_matmul`), element-wise add,
+//! masked scores by v (`attention`), the rotation of rotary position embeddings
+//! (`rotary`), convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools of quantized
 //! or 8-bit integer tensors (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
 //! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
@@ -38,6 +39,7 @@ mod nbits;
 mod pooled_lookup;
 mod redundant_clamp;
 mod requantized_lookup;
+mod rotary;
 mod sink_dequantize;
 
 pub use compose_lookups::compose_lookups;
@@ -147,6 +149,7 @@ fn find<'c: 'a, 'a>(
         "torch.aten.matmul" => {
             nbits::match_matmul(op).or_else(|| attention::match_attention(op, uses))
         }
+        "torch.aten.cat" | "torch.aten.reshape" => rotary::match_rotary(op, uses),
         "torch.aten.to.dtype" => max_pool::match_integer(op),
         name if name.starts_with("torch.aten.max_pool") => max_pool::match_bytes(op),
         _ => None,
