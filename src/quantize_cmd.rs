@@ -168,7 +168,7 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         },
         reduce_range: args.reduce_range,
         format: args.format,
-        smooth_quant: args.smooth_quant.then(|| quantize::SmoothOptions {
+        smooth_quant: args.smooth_quant.then_some(quantize::SmoothOptions {
             alpha: args.smooth_quant_alpha,
             no_folding: args.no_smooth_quant_folding,
             save_smoothed: args.save_smoothed,

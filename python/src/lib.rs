@@ -155,7 +155,7 @@ fn quantize<'py>(
                 },
                 reduce_range,
                 format,
-                smooth_quant: smooth_quant.then(|| ptq::SmoothOptions {
+                smooth_quant: smooth_quant.then_some(ptq::SmoothOptions {
                     alpha: smooth_quant_alpha,
                     no_folding: !smooth_quant_folding,
                     save_smoothed,
