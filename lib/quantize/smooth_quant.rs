@@ -38,7 +38,7 @@ pub const ALPHAS: [f32; 6] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
 pub struct SmoothOptions {
     /// A fixed α in [0, 1]; `None` chooses it by calibration.
     pub alpha: Option<f32>,
-    /// Fold the division into a LayerNormalization producer where possible.
+    /// Always insert a Mul rather than folding the division into the producer.
     pub no_folding: bool,
     /// Where to write the smoothed float model (before quantization), to check it.
     pub save_smoothed: Option<PathBuf>,
