@@ -66,4 +66,8 @@ def quantize(
     weight_range: str = "minmax",
     reduce_range: bool = False,
     quant_format: str = "qdq",
+    smooth_quant: bool = False,
+    smooth_quant_alpha: Optional[float] = None,
+    smooth_quant_folding: bool = True,
+    save_smoothed: Optional[Union[str, os.PathLike]] = None,
 ) -> Optional[bytes]: ...

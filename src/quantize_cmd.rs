@@ -90,6 +90,22 @@ pub struct QuantizeArgs {
     format: QuantFormat,
     #[command(flatten)]
     range: RangeArgs,
+    /// SmoothQuant (ORT's SmoothQuant): divide each MatMul/Gemm activation channel by
+    /// s = max|x|^α / max|w|^(1-α) and multiply the weight rows by s before quantizing;
+    /// static mode.
+    #[arg(long)]
+    smooth_quant: bool,
+    /// SmoothQuant's α in [0, 1] (ORT's SmoothQuantAlpha); by default chosen on the
+    /// calibration samples among 0.3 to 0.8, or no smoothing, by output error.
+    #[arg(long, value_name = "A", requires = "smooth_quant")]
+    smooth_quant_alpha: Option<f32>,
+    /// Always insert a Mul by 1/s rather than folding it into a LayerNormalization
+    /// producer (ORT's SmoothQuantFolding=False).
+    #[arg(long, requires = "smooth_quant")]
+    no_smooth_quant_folding: bool,
+    /// Also write the smoothed float model (before quantization) to FILE.
+    #[arg(long, value_name = "FILE", requires = "smooth_quant")]
+    save_smoothed: Option<PathBuf>,
 }
 
 /// How ranges and weight scales are chosen (ONNX Runtime's calibration options where
@@ -112,7 +128,8 @@ struct RangeArgs {
     /// Levels of the entropy method's quantized histogram (default 128, as ORT).
     #[arg(long, value_name = "N")]
     num_quantized_bins: Option<usize>,
-    /// Correct each quantized Conv and Gemm bias by the output shift that quantizing
+    /// Correct each quantized Conv and Gemm bias, and the constant bias Added to a
+    /// quantized MatMul's output, by the output shift that quantizing
     /// its weight causes on the calibration samples.
     #[arg(long)]
     bias_correction: bool,
@@ -151,6 +168,11 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         },
         reduce_range: args.reduce_range,
         format: args.format,
+        smooth_quant: args.smooth_quant.then_some(quantize::SmoothOptions {
+            alpha: args.smooth_quant_alpha,
+            no_folding: args.no_smooth_quant_folding,
+            save_smoothed: args.save_smoothed,
+        }),
     };
     // Flags are checked before the model is read, so a bad command line fails fast.
     options.check()?;

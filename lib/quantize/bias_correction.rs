@@ -4,6 +4,9 @@
 //! samples (E[x] per input channel) and added to the float bias, before the bias is
 //! quantized (Nagel et al., "Data-Free Quantization", §4.2, empirical form).
 //!
+//! A MatMul has no bias input: in transformers its bias is an Add of a constant to its
+//! output, which is corrected the same way as Gemm's.
+//!
 //! For a Conv, E[x] is each input channel's mean over every position, which treats the
 //! zero padding at the borders as if it were the mean: the correction is exact for
 //! interior positions and slightly off at the border, as in the usual toolkits.
@@ -15,20 +18,26 @@ use anyhow::{Context, Result};
 use super::calibrate::ChannelAxis;
 use super::graph_edit;
 use super::targets::Prepared;
-use crate::onnx::proto::GraphProto;
+use crate::onnx::proto::{GraphProto, NodeProto};
 
-/// The data inputs of the Conv and Gemm nodes with a bias, and the axis of their
-/// channels: what calibration must average for `apply`.
+/// The data inputs of the Conv and Gemm nodes with a bias, and of the MatMul nodes
+/// followed by an Add of a constant, and the axis of their channels: what calibration
+/// must average for `apply`.
 pub fn inputs_to_average(graph: &GraphProto) -> HashMap<String, ChannelAxis> {
     graph
         .node
         .iter()
-        .filter(|n| n.input.len() >= 3 && !n.input[2].is_empty())
         .filter_map(|n| {
+            let has_bias = n.input.len() >= 3 && !n.input[2].is_empty();
             let axis = match n.op_type.as_str() {
-                "Conv" => ChannelAxis::Second,
-                "Gemm" if graph_edit::get_int(n, "transA", 0) != 0 => ChannelAxis::First,
-                "Gemm" => ChannelAxis::Last,
+                "Conv" if has_bias => ChannelAxis::Second,
+                "Gemm" if has_bias && graph_edit::get_int(n, "transA", 0) != 0 => {
+                    ChannelAxis::First
+                }
+                "Gemm" if has_bias => ChannelAxis::Last,
+                "MatMul" if n.input.len() == 2 && added_bias(graph, n).is_some() => {
+                    ChannelAxis::Last
+                }
                 _ => return None,
             };
             Some((n.input[0].clone(), axis))
@@ -36,21 +45,51 @@ pub fn inputs_to_average(graph: &GraphProto) -> HashMap<String, ChannelAxis> {
         .collect()
 }
 
-/// Corrects the bias of every quantized Conv and Gemm whose weight error and input
+/// The constant that an Add adds to `matmul`'s output: an initializer, the Add's other
+/// input, when exactly one Add reads the output that way.
+fn added_bias(graph: &GraphProto, matmul: &NodeProto) -> Option<String> {
+    let out = matmul.output.first()?;
+    let mut found = graph.node.iter().filter_map(|n| {
+        if n.op_type != "Add" || !n.domain.is_empty() || n.input.len() != 2 {
+            return None;
+        }
+        let other = match (&n.input[0] == out, &n.input[1] == out) {
+            (true, false) => &n.input[1],
+            (false, true) => &n.input[0],
+            _ => return None,
+        };
+        graph
+            .initializer
+            .iter()
+            .any(|t| &t.name == other)
+            .then(|| other.clone())
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Corrects the bias of every quantized Conv and Gemm, and the added bias of every
+/// quantized MatMul, whose weight error and input
 /// mean are known and whose bias only it reads. Returns how many it corrected.
 pub fn apply(p: &mut Prepared, means: &HashMap<String, Vec<f64>>) -> Result<usize> {
     let mut corrected = 0;
     for i in p.targets.clone() {
         let node = p.graph().node[i].clone();
-        if node.input.len() < 3 || node.input[2].is_empty() {
+        let b = match node.op_type.as_str() {
+            "MatMul" if node.input.len() == 2 => added_bias(p.graph(), &node),
+            _ if node.input.len() >= 3 && !node.input[2].is_empty() => Some(node.input[2].clone()),
+            _ => None,
+        };
+        let Some(b) = b else {
             continue;
-        }
-        let (x, w, b) = (&node.input[0], &node.input[1], &node.input[2]);
+        };
+        let (x, w, b) = (&node.input[0], &node.input[1], &b);
         let (Some((error, dims)), Some(mean)) = (p.weight_error.get(w), means.get(x)) else {
             continue;
         };
         let shift = match node.op_type.as_str() {
             "Conv" => conv_shift(error, dims, mean, graph_edit::get_int(&node, "group", 1)),
+            "MatMul" => gemm_shift(error, dims, mean, false),
             "Gemm" => {
                 let beta = graph_edit::get_float(&node, "beta", 1.0);
                 let alpha = graph_edit::get_float(&node, "alpha", 1.0);
@@ -73,7 +112,11 @@ pub fn apply(p: &mut Prepared, means: &HashMap<String, Vec<f64>>) -> Result<usiz
         else {
             continue;
         };
-        if bdims.len() != 1 || bias.len() != shift.len() {
+        // MatMul's added bias may carry leading axes of 1 ([1, 1, N]).
+        let vector = bdims
+            .split_last()
+            .is_some_and(|(_, lead)| lead.iter().all(|&d| d == 1));
+        if !vector || bias.len() != shift.len() {
             continue;
         }
         for (v, s) in bias.iter_mut().zip(&shift) {

@@ -30,6 +30,7 @@ mod range_options;
 mod ranges;
 pub mod report;
 mod scale_search;
+mod smooth_quant;
 mod static_qdq;
 mod targets;
 mod weight_only;
@@ -45,6 +46,7 @@ use crate::op_tables::op_tables;
 use crate::opset_upgrade;
 pub use params::QType;
 pub use range_options::{RangeOptions, WeightRange};
+pub use smooth_quant::SmoothOptions;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
@@ -151,6 +153,8 @@ pub struct Options {
     pub reduce_range: bool,
     /// QDQ pairs, or the QOperator ops they convert to.
     pub format: QuantFormat,
+    /// `--smooth-quant`: activation outliers moved into the weights before quantizing.
+    pub smooth_quant: Option<SmoothOptions>,
 }
 
 impl Options {
@@ -176,6 +180,7 @@ impl Options {
             range: RangeOptions::default(),
             reduce_range: false,
             format: QuantFormat::Qdq,
+            smooth_quant: None,
         }
     }
 }
@@ -202,6 +207,14 @@ impl Options {
     /// Refuses contradictory or mode-inapplicable flags before anything is read.
     pub fn check(&self) -> Result<()> {
         self.range.check(self.mode, self.calibrate_method)?;
+        if let Some(smooth) = &self.smooth_quant {
+            if self.mode != Mode::Static {
+                bail!(
+                    "--smooth-quant needs --mode static: it measures activations on the calibration samples"
+                );
+            }
+            smooth.check()?;
+        }
         if self.activation_symmetric && self.activation_restricted_asymmetric {
             bail!(
                 "--activation-symmetric and --activation-restricted-asymmetric exclude each other"
@@ -337,6 +350,10 @@ pub fn quantize_and_report(
         model
     } else {
         model
+    };
+    let model = match &options.smooth_quant {
+        Some(smooth) => smooth_quant::smooth(model, options, smooth)?,
+        None => model,
     };
     let quantized = match options.mode {
         Mode::Dynamic => dynamic::quantize(model, options),

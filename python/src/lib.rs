@@ -78,7 +78,8 @@ fn compile(
     exclude_op_types=None, keep_16bit=None, keep_float=None,
     moving_average=false, averaging_constant=None, percentile=None, num_bins=None,
     num_quantized_bins=None, bias_correction=false, weight_range="minmax",
-    reduce_range=false, quant_format="qdq",
+    reduce_range=false, quant_format="qdq", smooth_quant=false, smooth_quant_alpha=None,
+    smooth_quant_folding=true, save_smoothed=None,
 ))]
 #[allow(clippy::too_many_arguments)]
 fn quantize<'py>(
@@ -109,6 +110,10 @@ fn quantize<'py>(
     weight_range: &str,
     reduce_range: bool,
     quant_format: &str,
+    smooth_quant: bool,
+    smooth_quant_alpha: Option<f32>,
+    smooth_quant_folding: bool,
+    save_smoothed: Option<PathBuf>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let weight_range: WeightRange = choice("weight_range", weight_range)?;
     // ORT spells it QuantFormat.QDQ / QuantFormat.QOperator: any case is taken.
@@ -150,6 +155,11 @@ fn quantize<'py>(
                 },
                 reduce_range,
                 format,
+                smooth_quant: smooth_quant.then_some(ptq::SmoothOptions {
+                    alpha: smooth_quant_alpha,
+                    no_folding: !smooth_quant_folding,
+                    save_smoothed,
+                }),
             };
             // Checked before the model is read, as the command line does.
             options.check()?;

@@ -299,6 +299,60 @@ def test_quantize_reduce_range_and_quant_format_equal_the_command_line(tmp_path)
         qlower.quantize(model_path, mode="dynamic", quant_format="QNative")
 
 
+def normed_mlp():
+    """LayerNormalization → MatMul → Add of a bias, with two outlier channels: what
+    smooth_quant folds into the normalization and bias_correction corrects."""
+    rng = np.random.default_rng(12)
+    gamma = np.ones(16, np.float32)
+    gamma[[2, 9]] = 20.0
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+    inits = [numpy_helper.from_array(gamma, "gamma"),
+             numpy_helper.from_array(np.zeros(16, np.float32), "beta"),
+             numpy_helper.from_array(rng.normal(0, 0.3, [16, 8]).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.normal(0, 0.1, [8]).astype(np.float32), "b")]
+    nodes = [helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["n"], name="ln"),
+             helper.make_node("MatMul", ["n", "w"], ["h"], name="mm"),
+             helper.make_node("Add", ["h", "b"], ["y"], name="add")]
+    graph = helper.make_graph(nodes, "normed", [x], [y], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
+
+
+def test_quantize_smooth_quant_and_bias_correction_equal_the_command_line(tmp_path):
+    """`smooth_quant=True` (ORT's SmoothQuant) folds 1/s into the LayerNormalization's
+    scale; `save_smoothed` writes the float model that computes the same; with
+    `bias_correction=True` the bias Added after the MatMul changes."""
+    model_path = tmp_path / "normed.onnx"
+    onnx.save(normed_mlp(), model_path)
+    samples = tmp_path / "calibration"
+    samples.mkdir()
+    rng = np.random.default_rng(6)
+    for i in range(4):
+        np.savez(samples / f"s{i}.npz", x=rng.normal(0, 1, [2, 16]).astype(np.float32))
+    common = ["--mode", "static", "--calibration", samples, "--per-channel"]
+    cli("quantize", model_path, "-o", tmp_path / "cli.onnx", *common, "--smooth-quant",
+        "--smooth-quant-alpha", "0.5", "--bias-correction")
+    want = (tmp_path / "cli.onnx").read_bytes()
+    got = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
+                          smooth_quant=True, smooth_quant_alpha=0.5, bias_correction=True,
+                          save_smoothed=tmp_path / "smoothed.onnx")
+    assert got == want
+    smoothed = onnx.load(str(tmp_path / "smoothed.onnx"))
+    gamma = {t.name: numpy_helper.to_array(t) for t in smoothed.graph.initializer}["gamma"]
+    assert gamma[2] < 20.0 and "Mul" not in [n.op_type for n in smoothed.graph.node]
+    feeds = {"x": rng.normal(0, 1, [2, 16]).astype(np.float32)}
+    (a,) = qlower.Session(str(model_path)).run(None, feeds)
+    (b,) = qlower.Session(smoothed).run(None, feeds)
+    np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+    plain = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
+                            smooth_quant=True, smooth_quant_alpha=0.5)
+    bias = lambda m: {t.name: numpy_helper.to_array(t)  # noqa: E731
+                      for t in onnx.load_from_string(m).graph.initializer}["b"]
+    assert not np.array_equal(bias(plain), bias(got))
+    with pytest.raises(Exception, match="smooth-quant needs --mode static"):
+        qlower.quantize(model_path, mode="dynamic", smooth_quant=True)
+
+
 def test_quantize_per_channel_converts_an_old_opset_and_warns(tmp_path):
     """An opset-11 model: per-channel weights need opset 13, so the model is converted, as
     the command line does, and a UserWarning says what the command line says on stderr."""
