@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::params::{Params, QType};
-use super::ranges::{Histogram, MinMax, MovingMinMax, percentile_range};
+use super::ranges::{Histogram, MinMax, MovingMinMax, distribution_range, percentile_range};
 use super::{CalibrateMethod, RangeOptions, entropy, histogram, mse_range};
 use crate::ir::context::new_context;
 use crate::kernels::tensor::{Data, Tensor};
@@ -142,8 +142,10 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
     let options = request.options;
     let mut extremes: BTreeMap<String, Extremes> = BTreeMap::new();
     let mut means: HashMap<String, ChannelMeans> = HashMap::new();
-    // Distribution's range, for an integer grid, is the span of its histogram: the
-    // values seen (see `CalibrateMethod::Distribution`), so no second pass.
+    // The smallest magnitude seen, where the percentile histogram starts.
+    let mut smallest: HashMap<String, f32> = HashMap::new();
+    // Distribution's range, for an integer grid, needs only the extremes (see
+    // `distribution_range`), so no second pass.
     let histogram_pass = matches!(
         method,
         CalibrateMethod::Percentile | CalibrateMethod::Entropy | CalibrateMethod::Mse
@@ -157,6 +159,10 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
                 false => Extremes::Global(MinMax::new()),
             });
         e.add(v);
+        if method == CalibrateMethod::Percentile {
+            let s = smallest.entry(name.to_string()).or_insert(f32::INFINITY);
+            *s = v.iter().fold(*s, |s, x| s.min(x.abs()));
+        }
         if let Some(&axis) = request.means.get(name) {
             means
                 .entry(name.to_string())
@@ -169,7 +175,16 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
         .filter_map(|(k, m)| m.mean().map(|m| (k, m)))
         .collect();
     if !histogram_pass {
-        let ranges = extremes.into_iter().map(|(k, m)| (k, m.range())).collect();
+        let ranges = extremes
+            .into_iter()
+            .map(|(k, m)| match method {
+                CalibrateMethod::Distribution => {
+                    let (min, max) = m.range();
+                    (k, distribution_range(&MinMax { min, max }))
+                }
+                _ => (k, m.range()),
+            })
+            .collect();
         return Ok(Calibrated { ranges, means });
     }
     let bins = options.num_bins(method);
@@ -179,7 +194,8 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
             let (lo, hi) = m.range();
             let h = match method {
                 CalibrateMethod::Percentile => {
-                    Hist::Magnitudes(Histogram::new(lo.abs().max(hi.abs()), bins))
+                    let from = smallest.get(k).copied().unwrap_or(0.0);
+                    Hist::Magnitudes(Histogram::new(from, lo.abs().max(hi.abs()), bins))
                 }
                 _ => Hist::Values(histogram::Histogram::new(lo, hi, bins)),
             };

@@ -1,5 +1,5 @@
 //! A histogram of a tensor's values over the [min, max] seen in a first calibration
-//! pass, from which the entropy, MSE and distribution methods choose a range.
+//! pass, from which the entropy and MSE methods choose a range.
 //!
 //! ONNX Runtime spans its histogram over [-absmax, absmax] and widens it as samples
 //! arrive; spanning the observed [min, max] instead spends every bin where values are

@@ -65,7 +65,7 @@ pub enum CalibrateMethod {
     Percentile,
     /// The range of least KL divergence between the histogram and its quantized form.
     Entropy,
-    /// ORT's statistics method for float8; for an integer grid, the histogram's span.
+    /// ORT's histogram-span method: [-absmax, absmax] for a two-sided tensor.
     Distribution,
     /// The range of least expected squared error on the actual integer grid.
     Mse,
