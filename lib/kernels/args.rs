@@ -11,6 +11,16 @@ use crate::kernels::tensor::tensor_type::TensorType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, ResultType};
 
+/// Operand `i` as an unquantized f32 tensor and its values; `name` names it in the
+/// error.
+pub fn f32_tensor<'c>(c: &'c Call, i: usize, name: &str) -> Result<(&'c Tensor, &'c [f32])> {
+    let t = tensor(c, i)?;
+    match &t.data {
+        crate::kernels::tensor::Data::F32(v) if t.quant.is_none() => Ok((t, v)),
+        _ => bail!("{name} must be an f32 tensor, but is {}", t.dtype()),
+    }
+}
+
 /// Operand `i` as a tensor whose shape and storage agree.
 pub fn tensor<'c>(c: &'c Call, i: usize) -> Result<&'c Tensor> {
     let t = c

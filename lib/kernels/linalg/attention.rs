@@ -14,7 +14,9 @@ use rayon::prelude::*;
 
 use super::sgemm::{self, Matrix, Threads};
 use crate::kernels::ops::norm::softmax_row;
-use crate::kernels::tensor::layout::{broadcast_shapes, broadcast_strides, result_count};
+use crate::kernels::tensor::layout::{
+    broadcast_shapes, broadcast_strides, result_count, step_offsets,
+};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, args};
@@ -35,9 +37,9 @@ enum Scale {
 /// replaces the others (`where(keep, scores, fill)`).
 pub fn attention(c: &Call) -> Result<Vec<Value>> {
     let (q, kt, v) = (
-        f32_operand(c, 0, "q")?,
-        f32_operand(c, 1, "k transposed")?,
-        f32_operand(c, 2, "v")?,
+        args::f32_tensor(c, 0, "q")?,
+        args::f32_tensor(c, 1, "k transposed")?,
+        args::f32_tensor(c, 2, "v")?,
     );
     let scale = match args::opt(c, 3) {
         None => Scale::None,
@@ -97,7 +99,7 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
     let starts = |t: &Tensor| -> Result<Vec<usize>> {
         let steps = broadcast_strides(&t.shape[..rank - 2], &batch)?;
         let per = t.shape[rank - 2] * t.shape[rank - 1];
-        Ok(offsets(&batch, &steps)
+        Ok(step_offsets(&batch, &steps)
             .into_iter()
             .map(|o| o * per)
             .collect())
@@ -186,7 +188,7 @@ impl ScoreRows {
             bail!("{what} {shape:?} does not broadcast to the scores {scores:?}");
         };
         Ok(ScoreRows {
-            starts: offsets(&scores[..rank - 2], &steps[..rank - 2]),
+            starts: step_offsets(&scores[..rank - 2], &steps[..rank - 2]),
             row_step: steps[rank - 2],
             along: steps[rank - 1],
         })
@@ -227,27 +229,6 @@ fn scale_of(s: f32, divide: bool) -> Scale {
     } else {
         Scale::Multiply(s)
     }
-}
-
-/// Operand `i` as an f32 tensor and its values.
-fn f32_operand<'c>(c: &'c Call, i: usize, name: &str) -> Result<(&'c Tensor, &'c [f32])> {
-    let t = args::tensor(c, i)?;
-    match &t.data {
-        Data::F32(v) if t.quant.is_none() => Ok((t, v)),
-        _ => bail!("{name} must be an f32 tensor, but is {}", t.dtype()),
-    }
-}
-
-/// The offset, by `steps`, of each index of `shape` in row-major order.
-fn offsets(shape: &[usize], steps: &[usize]) -> Vec<usize> {
-    let mut out = vec![0usize];
-    for (&size, &step) in shape.iter().zip(steps) {
-        out = out
-            .iter()
-            .flat_map(|&o| (0..size).map(move |i| o + i * step))
-            .collect();
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
-use crate::kernels::tensor::layout::broadcast_strides;
+use crate::kernels::tensor::layout::{broadcast_strides, step_offsets};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, args};
@@ -27,9 +27,9 @@ const PARALLEL_ELEMENTS: usize = 1 << 15;
 /// that keeps the last one last (or none): x is read as `permute(x, perm)`, whose
 /// shape the result and `lead…` have.
 pub fn rotary_embedding(c: &Call) -> Result<Vec<Value>> {
-    let (x, xs) = f32_operand(c, 0, "x")?;
-    let (cos, cos_values) = f32_operand(c, 1, "cos")?;
-    let (sin, sin_values) = f32_operand(c, 2, "sin")?;
+    let (x, xs) = args::f32_tensor(c, 0, "x")?;
+    let (cos, cos_values) = args::f32_tensor(c, 1, "cos")?;
+    let (sin, sin_values) = args::f32_tensor(c, 2, "sin")?;
     let rotary = args::int(c, 3)?;
     let interleaved = args::boolean(c, 4)?;
     let perm = match args::opt(c, 5) {
@@ -56,7 +56,7 @@ pub fn rotary_embedding(c: &Call) -> Result<Vec<Value>> {
             );
         };
         Ok(Table {
-            starts: offsets(lead, &steps[..lead.len()]),
+            starts: step_offsets(lead, &steps[..lead.len()]),
             along: steps[lead.len()],
         })
     };
@@ -145,7 +145,7 @@ fn read_order(x: &[usize], perm: Option<&[i64]>) -> Result<(Vec<usize>, Vec<usiz
     };
     let shape: Vec<usize> = axes.iter().map(|&a| x[a]).collect();
     let steps: Vec<usize> = axes[..rank - 1].iter().map(|&a| strides[a]).collect();
-    let rows = offsets(&shape[..rank - 1], &steps);
+    let rows = step_offsets(&shape[..rank - 1], &steps);
     Ok((shape, rows))
 }
 
@@ -155,27 +155,6 @@ struct Table {
     starts: Vec<usize>,
     /// The step from one angle to the next (0 where the table broadcasts).
     along: usize,
-}
-
-/// Operand `i` as an f32 tensor and its values.
-fn f32_operand<'c>(c: &'c Call, i: usize, name: &str) -> Result<(&'c Tensor, &'c [f32])> {
-    let t = args::tensor(c, i)?;
-    match &t.data {
-        Data::F32(v) if t.quant.is_none() => Ok((t, v)),
-        _ => bail!("{name} must be an f32 tensor, but is {}", t.dtype()),
-    }
-}
-
-/// The offset, by `steps`, of each index of `shape` in row-major order.
-fn offsets(shape: &[usize], steps: &[usize]) -> Vec<usize> {
-    let mut out = vec![0usize];
-    for (&size, &step) in shape.iter().zip(steps) {
-        out = out
-            .iter()
-            .flat_map(|&o| (0..size).map(move |i| o + i * step))
-            .collect();
-    }
-    out
 }
 
 #[cfg(test)]

@@ -43,6 +43,18 @@ pub fn view_map(out: &[usize], strides: &[isize], offset: isize) -> Result<Vec<u
     Ok(map)
 }
 
+/// The offset, by `steps`, of each index of `shape` in row-major order.
+pub fn step_offsets(shape: &[usize], steps: &[usize]) -> Vec<usize> {
+    let mut out = vec![0usize];
+    for (&size, &step) in shape.iter().zip(steps) {
+        out = out
+            .iter()
+            .flat_map(|&o| (0..size).map(move |i| o + i * step))
+            .collect();
+    }
+    out
+}
+
 /// Appends, for every combination of one entry from each of `lists` (row-major: the
 /// last list fastest), the offset `Σ entry·stride`. Nothing when a list is empty.
 pub fn cartesian_offsets(lists: &[&[usize]], strides: &[usize], out: &mut Vec<usize>) {
