@@ -18,7 +18,6 @@ the unfused graph is the model's semantics), qlower as `qlower run` runs any mod
 """
 
 import os
-import subprocess
 
 import numpy as np
 import onnx
@@ -26,6 +25,7 @@ import onnxruntime as ort
 from onnx import shape_inference
 
 from qlower_tools import ort_oracle
+from qlower_tools.real_models import run as harness
 
 # Relative L2 below which two float tensors agree within float rounding (sums in another
 # order, a vector exp against a scalar one).
@@ -53,38 +53,13 @@ def with_every_tensor(path):
     return model, names
 
 
-def relative_l2(got, want):
-    g, w = got.astype(np.float64).ravel(), want.astype(np.float64).ravel()
-    norm = np.linalg.norm(w)
-    return float(np.linalg.norm(g - w) / norm) if norm > 0 else float(np.linalg.norm(g - w))
-
-
-def qlower_outputs(qlower, model_path, feeds, work, threads):
-    """Every output of `qlower run` on the model, by output name (None on failure)."""
-    out_dir = os.path.join(work, "out")
-    cmd = [qlower, "run", model_path, "--out-dir", out_dir, "--threads", str(threads)]
-    for name, value in feeds.items():
-        f = os.path.join(work, f"{name}.npy")
-        np.save(f, value)
-        cmd += ["-i", f"{name}={f}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    if proc.returncode != 0:
-        return None, proc.stderr.strip().splitlines()[-1:] or ["(no message)"]
-    files = {f[:-len(".npy")]: os.path.join(out_dir, f) for f in os.listdir(out_dir) if f.endswith(".npy")}
-    return files, None
-
-
-def file_name(name):
-    return name.replace("/", "_").replace("\\", "_")
-
-
 def explain_flip(node, got, want, got_in, want_in):
     """Why the DynamicQuantizeLinear `node`'s codes `got` differ from ORT's `want` (None
     when every flip is a rounding decision, else what is wrong)."""
     diff = got.astype(np.int64) - want.astype(np.int64)
     if np.abs(diff).max() > 1:
         return f"codes differ by up to {int(np.abs(diff).max())} steps"
-    if relative_l2(got_in, want_in) > FLOAT_ROUNDING:
+    if harness.relative_l2(got_in, want_in) > FLOAT_ROUNDING:
         return "its input differs beyond rounding"
     # ORT's scale and zero point, from its own input (DynamicQuantizeLinear's formula).
     x = want_in.astype(np.float32)
@@ -101,7 +76,7 @@ def explain_flip(node, got, want, got_in, want_in):
     return None
 
 
-def first_difference(qlower, path, feeds, work, threads=1):
+def first_difference(args, path, feeds, work):
     """(explained, message): where qlower's run of the model at `path` on `feeds` first
     departs from ONNX Runtime's, and whether that is a one-step flip of a run-time
     quantization at a rounding boundary."""
@@ -109,24 +84,24 @@ def first_difference(qlower, path, feeds, work, threads=1):
     model, names = with_every_tensor(path)
     exposed = os.path.join(work, "every_tensor.onnx")
     onnx.save(model, exposed)
-    want = ort_oracle.run(exposed, feeds, threads=threads, level=ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-    files, error = qlower_outputs(qlower, exposed, feeds, work, threads)
-    if files is None:
-        return False, f"qlower run with every tensor exposed failed: {error[0]}"
+    want = ort_oracle.run(exposed, feeds, threads=args.threads,
+                          level=ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    error, got_all, _ = harness.qlower_run(args, exposed, feeds, work)
+    if error:
+        return False, f"qlower run with every tensor exposed failed: {error}"
     producer = {o: n for n in model.graph.node for o in n.output}
     for name in names:
-        f = files.get(file_name(name))
-        if f is None or name not in want:
+        got, ref = got_all.get(harness.output_file_name(name)), want.get(name)
+        if got is None or ref is None:
             continue
-        got, ref = np.load(f), want[name]
         if got.shape != ref.shape:
             return False, f"'{name}' has shape {list(got.shape)}, ONNX Runtime {list(ref.shape)}"
         if np.issubdtype(ref.dtype, np.floating):
-            if relative_l2(got, ref) <= FLOAT_ROUNDING:
+            if harness.relative_l2(got, ref) <= FLOAT_ROUNDING:
                 continue
             node = producer[name]
             return False, (f"first difference: float tensor '{name}' of {node.op_type} "
-                           f"'{node.name}', relative L2 {relative_l2(got, ref):.1e}")
+                           f"'{node.name}', relative L2 {harness.relative_l2(got, ref):.1e}")
         if np.array_equal(got, ref):
             continue
         node = producer[name]
@@ -134,9 +109,8 @@ def first_difference(qlower, path, feeds, work, threads=1):
             return False, (f"first difference: {int((got != ref).sum())} of {ref.size} elements "
                            f"of '{name}' ({node.op_type} '{node.name}')")
         source = node.input[0]
-        got_in_file = files.get(file_name(source))
         want_in = want.get(source, feeds.get(source))
-        got_in = np.load(got_in_file) if got_in_file else feeds.get(source)
+        got_in = got_all.get(harness.output_file_name(source), feeds.get(source))
         if got_in is None or want_in is None:
             return False, f"first difference at '{name}', whose input '{source}' is not exposed"
         why = explain_flip(node, got, ref, got_in, want_in)

@@ -45,7 +45,6 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 from qlower_tools.real_models import detectors
-from qlower_tools.real_models import first_difference
 from qlower_tools.real_models import manifest
 from qlower_tools import nbits
 from qlower_tools import ort_oracle
@@ -345,8 +344,10 @@ def run_length(args, model, kind, path, mlir, case, length, figures):
     if problems and kind.endswith("dynamic"):
         # Over the bound: a wrong op, or a run-time scale's rounding decision that went
         # the other way and moved everything after it. The first tensor that differs tells.
+        # Imported here: first_difference runs models through this module's helpers.
+        from qlower_tools.real_models import first_difference
         explained, where = first_difference.first_difference(
-            args.qlower, path, feeds, os.path.join(case, "every-tensor"), args.threads)
+            args, path, feeds, os.path.join(case, "every-tensor"))
         if explained:
             return True, (f"{timing}, relative L2 {worst:.2e} over {bound:.0e}, explained: {where}")
         problems.append(where)
