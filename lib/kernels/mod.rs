@@ -100,7 +100,7 @@ pub mod ops;
 pub mod quantized;
 pub mod tensor;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 /// Each op family's lookup, asked in turn.
 const FAMILIES: &[fn(&str) -> Option<Kernel>] = &[

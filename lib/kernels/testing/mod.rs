@@ -3,12 +3,12 @@
 //! tests that span many kernels or check a fast path against its reference.
 
 mod coverage;
-mod layering;
+pub(crate) mod layering;
 mod qconv;
 mod qmatmul;
 mod robustness;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -93,20 +93,7 @@ pub fn registered_ops() -> Vec<String> {
 
 /// Every `.rs` file of the kernel library, in every folder, sorted.
 pub fn library_sources() -> Vec<PathBuf> {
-    let mut pending = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/kernels")];
-    let mut files = Vec::new();
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(dir).expect("kernels directory is readable") {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    layering::sources_under("kernels")
 }
 
 /// A small deterministic generator for the kernels' tests, so failures reproduce.
