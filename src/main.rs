@@ -6,6 +6,7 @@ mod compare_cmd;
 mod inputs;
 mod quantize_cmd;
 mod run_cmd;
+mod shapes_cmd;
 mod upgrade_cmd;
 
 use std::path::PathBuf;
@@ -81,6 +82,8 @@ enum Command {
     /// Raise a model's default ONNX opset (7..12 to 13..18), converting the nodes whose
     /// signature or meaning changed.
     UpgradeOpset(upgrade_cmd::UpgradeArgs),
+    /// Print every value's shape, naming the dimensions known only at run time.
+    Shapes(shapes_cmd::ShapesArgs),
 }
 
 fn main() -> ExitCode {
@@ -114,6 +117,7 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Quantize(args)) => quantize_cmd::run(*args),
         Some(Command::Compare(args)) => compare_cmd::run(args),
         Some(Command::UpgradeOpset(args)) => upgrade_cmd::run(args),
+        Some(Command::Shapes(args)) => shapes_cmd::run(args),
         None => compile_command(cli.compile),
     }
 }

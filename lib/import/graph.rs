@@ -17,7 +17,8 @@ use melior::ir::{
 
 use super::attributes::import_attribute;
 use super::meta::function_attributes;
-use super::shape_inference::{InferInput, ShapeRules};
+use super::shape_inference::symbolic::{self, Fresh, SymValue};
+use super::shape_inference::{Ctx, InferInput, Node, ShapeRules};
 use super::value_types::declared_type;
 use crate::dialect::ops;
 use crate::dialect::types::{Dim, TensorType};
@@ -37,6 +38,20 @@ struct Known {
     value: Option<TensorData>,
     /// Some elements of a small integer vector (`Inferred::partial`).
     partial: Option<Vec<Dim>>,
+    /// Its dimensions (and elements) by name (`shape_inference::symbolic`).
+    sym: SymValue,
+}
+
+/// One value's shape with its dimensions named, as `qlower shapes` prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedShape {
+    /// The value's name.
+    pub value: String,
+    /// The node that computes it (`op_type` and name), or "input".
+    pub producer: String,
+    pub ty: TensorType,
+    /// `[batch,seq,384]`.
+    pub dims: String,
 }
 
 /// Imports the model's graph as one `func.func`. A declared shape (value_info or graph
@@ -49,8 +64,10 @@ pub fn import_graph<'c>(
     model: &ValidModel,
     shapes: &ShapeRules,
     warnings: &mut Vec<String>,
+    mut report: Option<&mut Vec<NamedShape>>,
 ) -> Result<Operation<'c>> {
     let graph = model.graph();
+    let mut fresh = Fresh::default();
     let declared = declared_types(graph)?;
     let initializers = decode_initializers(model)?;
 
@@ -67,12 +84,22 @@ pub fn import_graph<'c>(
         }
         arg_types.push(ops::tensor_type(context, &ty)?);
         arg_names.push(input.name.as_str());
+        let sym = SymValue::declared(&ty, dim_names(input).as_deref(), &mut fresh);
+        if let Some(r) = report.as_deref_mut() {
+            r.push(NamedShape {
+                value: input.name.clone(),
+                producer: "input".to_string(),
+                ty: ty.clone(),
+                dims: sym.display_dims(),
+            });
+        }
         known.insert(
             &input.name,
             Known {
                 ty,
                 value: None,
                 partial: None,
+                sym,
             },
         );
     }
@@ -90,12 +117,14 @@ pub fn import_graph<'c>(
                 )),
             }
         }
+        let sym = SymValue::constant(&ty, data);
         known.insert(
             name,
             Known {
                 ty,
                 value: Some(data.clone()),
                 partial: None,
+                sym,
             },
         );
     }
@@ -113,6 +142,8 @@ pub fn import_graph<'c>(
             block: &block,
             values: HashMap::new(),
             none: None,
+            fresh,
+            report,
         };
         for (i, name) in arg_names.iter().enumerate() {
             body.values.insert(name, block.argument(i)?.into());
@@ -229,15 +260,19 @@ fn decode_initializers(model: &ValidModel) -> Result<HashMap<&str, TensorData>> 
     Ok(out)
 }
 
-struct Body<'c, 'b, 'm> {
+struct Body<'c, 'b, 'm, 'r> {
     context: &'c Context,
     shapes: &'m ShapeRules,
     block: &'b Block<'c>,
     values: HashMap<&'m str, Value<'c, 'b>>,
     none: Option<Value<'c, 'b>>,
+    /// Names for the dimensions no model or rule names.
+    fresh: Fresh,
+    /// Where `qlower shapes` collects each value's named shape.
+    report: Option<&'r mut Vec<NamedShape>>,
 }
 
-impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
+impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
     fn none_value(&mut self) -> Result<Value<'c, 'b>> {
         if let Some(v) = self.none {
             return Ok(v);
@@ -274,11 +309,27 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 })
             })
             .collect();
-        let inferred = self.shapes.infer(node, domain, opset, &inputs)?;
+        let mut inferred = self.shapes.infer(node, domain, opset, &inputs)?;
+        let sym_inputs: Vec<Option<&SymValue>> = node
+            .input
+            .iter()
+            .map(|name| known.get(name.as_str()).map(|k| &k.sym))
+            .collect();
+        let view = Node::of_proto(node);
+        let syms = symbolic::infer(
+            &Ctx::new(&view, opset, &inputs),
+            domain,
+            &sym_inputs,
+            &inferred,
+            &mut self.fresh,
+        );
+        for (inf, sym) in inferred.iter_mut().zip(&syms) {
+            symbolic::sharpen(inf, sym);
+        }
 
         let mut result_types = Vec::with_capacity(node.output.len());
         let mut outputs = Vec::new();
-        for (out, inf) in node.output.iter().zip(inferred) {
+        for ((out, inf), mut sym) in node.output.iter().zip(inferred).zip(syms) {
             if out.is_empty() {
                 result_types.push(ops::none_type(context)?);
                 continue;
@@ -302,12 +353,26 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
                 None => inf.ty,
             };
             result_types.push(ops::tensor_type(context, &ty)?);
+            sym.agree_with(&ty);
+            if let Some(r) = self.report.as_deref_mut() {
+                r.push(NamedShape {
+                    value: out.clone(),
+                    producer: if node.name.is_empty() {
+                        node.op_type.clone()
+                    } else {
+                        format!("{} '{}'", node.op_type, node.name)
+                    },
+                    ty: ty.clone(),
+                    dims: sym.display_dims(),
+                });
+            }
             outputs.push((
                 out,
                 Known {
                     ty,
                     value: inf.value,
                     partial: inf.partial,
+                    sym,
                 },
             ));
         }
@@ -353,4 +418,24 @@ impl<'c, 'b, 'm> Body<'c, 'b, 'm> {
         }
         Ok(warnings)
     }
+}
+
+/// The names the model gives `info`'s dimensions (`dim_param`), per dimension.
+fn dim_names(info: &crate::onnx::proto::ValueInfoProto) -> Option<Vec<Option<String>>> {
+    use crate::onnx::proto::tensor_shape_proto::dimension::Value as DimValue;
+    use crate::onnx::proto::type_proto::Value as TypeValue;
+    let Some(TypeValue::TensorType(t)) = info.r#type.as_ref()?.value.as_ref() else {
+        return None;
+    };
+    Some(
+        t.shape
+            .as_ref()?
+            .dim
+            .iter()
+            .map(|d| match &d.value {
+                Some(DimValue::DimParam(p)) => Some(p.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
 }

@@ -44,6 +44,7 @@ mod shape_of;
 mod slice;
 mod split;
 mod squeeze;
+pub mod symbolic;
 #[cfg(test)]
 mod test_util;
 mod transformer_contrib;

@@ -237,6 +237,41 @@ def partial_shape():
     save(m, "partial_shape.onnx", check=False)
 
 
+def symbolic_heads():
+    """An encoder's attention with batch and sequence both dynamic: the heads' reshape
+    target is Concat(Shape(x)[0], Shape(x)[1], [4, -1]), which no element of is known
+    but the constants, yet the -1 is 48 / 4 whatever batch and seq are; the merge back
+    takes [0, 0, -1] after a transpose, and position ids come from Range(0, seq)."""
+    inits = [
+        nh.from_array(np.array([0], np.int64), "i0"),
+        nh.from_array(np.array([1], np.int64), "i1"),
+        nh.from_array(np.array([4, -1], np.int64), "heads"),
+        nh.from_array(np.array([0, 0, -1], np.int64), "merge"),
+        nh.from_array(np.array(0, np.int64), "zero"),
+        nh.from_array(np.array(1, np.int64), "one"),
+        nh.from_array(np.array([0], np.int64), "axes0"),
+    ]
+    nodes = [
+        h.make_node("Shape", ["x"], ["shape"], name="shape"),
+        h.make_node("Gather", ["shape", "i0"], ["batch"], name="batch", axis=0),
+        h.make_node("Gather", ["shape", "i1"], ["seq"], name="seq", axis=0),
+        h.make_node("Concat", ["batch", "seq", "heads"], ["target"], name="target", axis=0),
+        h.make_node("Reshape", ["x", "target"], ["split"], name="split_heads"),
+        h.make_node("Transpose", ["split"], ["by_head"], name="by_head", perm=[0, 2, 1, 3]),
+        h.make_node("Transpose", ["by_head"], ["keys_t"], name="keys_t", perm=[0, 1, 3, 2]),
+        h.make_node("MatMul", ["by_head", "keys_t"], ["scores"], name="scores"),
+        h.make_node("Softmax", ["scores"], ["probs"], name="probs", axis=-1),
+        h.make_node("MatMul", ["probs", "by_head"], ["context"], name="context"),
+        h.make_node("Transpose", ["context"], ["back"], name="back", perm=[0, 2, 1, 3]),
+        h.make_node("Reshape", ["back", "merge"], ["y"], name="merge_heads"),
+        h.make_node("Squeeze", ["seq", "axes0"], ["seq0"], name="seq0"),
+        h.make_node("Range", ["zero", "seq0", "one"], ["positions"], name="positions"),
+    ]
+    m = model(nodes, "symbolic", [vi("x", T.FLOAT, ["batch", "seq", 48])],
+              [vi("y", T.FLOAT, None), vi("positions", T.INT64, None)], inits)
+    save(m, "symbolic_heads.onnx", check=False)
+
+
 def write_raw(name, data):
     with open(os.path.join(ERRORS, name), "wb") as f:
         f.write(data)
@@ -326,4 +361,5 @@ if __name__ == "__main__":
     qdq_per_axis()
     inferred_types()
     partial_shape()
+    symbolic_heads()
     hostile_models()
