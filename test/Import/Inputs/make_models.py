@@ -266,9 +266,14 @@ def symbolic_heads():
         h.make_node("Reshape", ["back", "merge"], ["y"], name="merge_heads"),
         h.make_node("Squeeze", ["seq", "axes0"], ["seq0"], name="seq0"),
         h.make_node("Range", ["zero", "seq0", "one"], ["positions"], name="positions"),
+        h.make_node("Concat", ["past", "by_head"], ["present"], name="present", axis=2),
+        h.make_node("Add", ["x", "other"], ["either"], name="either"),
     ]
-    m = model(nodes, "symbolic", [vi("x", T.FLOAT, ["batch", "seq", 48])],
-              [vi("y", T.FLOAT, None), vi("positions", T.INT64, None)], inits)
+    m = model(nodes, "symbolic", [vi("x", T.FLOAT, ["batch", "seq", 48]),
+                                  vi("past", T.FLOAT, ["batch", 4, "past", 12]),
+                                  vi("other", T.FLOAT, ["batch", "len", 48])],
+              [vi("y", T.FLOAT, None), vi("positions", T.INT64, None),
+               vi("present", T.FLOAT, None), vi("either", T.FLOAT, None)], inits)
     save(m, "symbolic_heads.onnx", check=False)
 
 
