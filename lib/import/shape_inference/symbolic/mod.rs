@@ -238,3 +238,6 @@ pub fn sharpen(inferred: &mut Inferred, sym: &SymValue) {
         *inferred = std::mem::take(inferred).with_elements(Some(merged));
     }
 }
+
+#[cfg(test)]
+mod tests;

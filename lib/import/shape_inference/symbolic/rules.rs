@@ -820,8 +820,9 @@ fn windowed(ctx: &Ctx, d: &[SymDim]) -> Vec<Option<SymDim>> {
         if strides[a] != 1 {
             continue;
         }
-        let shrink = dilations[a]
-            .checked_mul(kernel[a] - 1)
+        let shrink = kernel[a]
+            .checked_sub(1)
+            .and_then(|k| dilations[a].checked_mul(k))
             .and_then(|k| pads[a].checked_add(pads[a + spatial])?.checked_sub(k));
         out[a + 2] = shrink.and_then(|c| d[a + 2].add(&SymDim::constant(c)));
     }
@@ -835,7 +836,8 @@ fn recurrent(ctx: &Ctx, x: &[SymDim]) -> Vec<Guess> {
         return Vec::new();
     };
     let batch_first = ctx.attrs().int("layout", 0).unwrap_or(0) != 0;
-    let (seq, batch) = if batch_first { (a, b) } else { (b, a) };
+    // X is [seq, batch, input], or [batch, seq, input] with layout 1.
+    let (seq, batch) = if batch_first { (b, a) } else { (a, b) };
     let (seq, batch) = (Some(seq.clone()), Some(batch.clone()));
     let y = if batch_first {
         vec![batch.clone(), seq, None, None]
