@@ -26,6 +26,7 @@ mod histogram;
 mod mse_range;
 pub mod params;
 mod qoperator;
+mod range_choice;
 mod range_options;
 mod ranges;
 pub mod report;
