@@ -22,8 +22,11 @@ use crate::onnx::validate::{self, ValidModel};
 use crate::pipeline::{Emit, compile};
 use crate::runtime::plan::Plan;
 
+/// Every activation's range, by tensor name.
+type Ranges = HashMap<String, (f32, f32)>;
+
 /// Quantizes a model with the given activation ranges.
-pub type Build<'a> = dyn Fn(ValidModel, HashMap<String, (f32, f32)>) -> Result<ModelProto> + 'a;
+pub type Build<'a> = dyn Fn(ValidModel, Ranges) -> Result<ModelProto> + 'a;
 
 /// The `balance` of `BALANCES` whose ranges give the least error on left-out samples,
 /// `DEFAULT_BALANCE` with fewer than two samples. `per_sample` holds each sample's own
@@ -42,9 +45,9 @@ pub fn balance(
     for (left_out, sample) in samples.iter().enumerate() {
         let reference = outputs_by_name(&float_plan, sample)?;
         let seen = union_except(per_sample, left_out);
-        let mut tried: Vec<(HashMap<String, (f32, f32)>, f64)> = Vec::new();
+        let mut tried: Vec<(Ranges, f64)> = Vec::new();
         for (i, &balance) in BALANCES.iter().enumerate() {
-            let ranges: HashMap<String, (f32, f32)> = seen
+            let ranges: Ranges = seen
                 .iter()
                 .map(|(k, m)| (k.clone(), distribution_range(m, balance)))
                 .collect();
