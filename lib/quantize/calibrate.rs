@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::params::{Params, QType};
-use super::ranges::{Histogram, MinMax, MovingMinMax, distribution_range, percentile_range};
+use super::ranges::{Histogram, MinMax, MovingMinMax, percentile_range};
 use super::{CalibrateMethod, RangeOptions, entropy, histogram, mse_range};
 use crate::ir::context::new_context;
 use crate::kernels::tensor::{Data, Tensor};
@@ -104,6 +104,9 @@ pub enum ChannelAxis {
 pub struct Calibrated {
     pub ranges: HashMap<String, (f32, f32)>,
     pub means: HashMap<String, Vec<f64>>,
+    /// Each sample's own min-max of every tensor, sample by sample (the distribution
+    /// method only: `range_choice` cross-validates its rule on them).
+    pub per_sample: Vec<HashMap<String, MinMax>>,
 }
 
 /// The range of a tensor over the first pass: min-max, or its moving average.
@@ -144,14 +147,25 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
     let mut means: HashMap<String, ChannelMeans> = HashMap::new();
     // The smallest magnitude seen, where the percentile histogram starts.
     let mut smallest: HashMap<String, f32> = HashMap::new();
-    // Distribution's range, for an integer grid, needs only the extremes (see
-    // `distribution_range`), so no second pass.
+    // Distribution's range, for an integer grid, needs only the extremes: these are
+    // returned as seen, and `static_qdq` applies the rule `range_choice` picks.
     let histogram_pass = matches!(
         method,
         CalibrateMethod::Percentile | CalibrateMethod::Entropy | CalibrateMethod::Mse
     );
     let passes = if histogram_pass { 2 } else { 1 };
-    for_each_output(&plan, samples, (1, passes), |name, shape, v| {
+    let keep_per_sample = method == CalibrateMethod::Distribution;
+    let mut per_sample: Vec<HashMap<String, MinMax>> = Vec::new();
+    for_each_output(&plan, samples, (1, passes), |index, name, shape, v| {
+        if keep_per_sample {
+            if per_sample.len() <= index {
+                per_sample.resize_with(index + 1, HashMap::new);
+            }
+            per_sample[index]
+                .entry(name.to_string())
+                .or_insert_with(MinMax::new)
+                .add(v);
+        }
         let e = extremes
             .entry(name.to_string())
             .or_insert_with(|| match options.moving_average {
@@ -175,17 +189,12 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
         .filter_map(|(k, m)| m.mean().map(|m| (k, m)))
         .collect();
     if !histogram_pass {
-        let ranges = extremes
-            .into_iter()
-            .map(|(k, m)| match method {
-                CalibrateMethod::Distribution => {
-                    let (min, max) = m.range();
-                    (k, distribution_range(&MinMax { min, max }))
-                }
-                _ => (k, m.range()),
-            })
-            .collect();
-        return Ok(Calibrated { ranges, means });
+        let ranges = extremes.into_iter().map(|(k, m)| (k, m.range())).collect();
+        return Ok(Calibrated {
+            ranges,
+            means,
+            per_sample,
+        });
     }
     let bins = options.num_bins(method);
     let mut hists: HashMap<String, Hist> = extremes
@@ -202,7 +211,7 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
             (k.clone(), h)
         })
         .collect();
-    for_each_output(&plan, samples, (2, passes), |name, _, v| {
+    for_each_output(&plan, samples, (2, passes), |_, name, _, v| {
         match hists.get_mut(name) {
             Some(Hist::Magnitudes(h)) => h.add(v),
             Some(Hist::Values(h)) => h.add(v),
@@ -225,7 +234,11 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
             (k, r)
         })
         .collect();
-    Ok(Calibrated { ranges, means })
+    Ok(Calibrated {
+        ranges,
+        means,
+        per_sample,
+    })
 }
 
 /// Sums of a tensor's values per channel over every sample.
@@ -312,13 +325,13 @@ pub(super) fn plan_with_every_tensor(model: &ValidModel) -> Result<Plan> {
     Plan::new(&module).context("planning the float model for calibration")
 }
 
-/// Runs every sample and hands each float tensor (inputs included) to `f`; `pass` is
-/// (this pass, passes), for the progress bar.
+/// Runs every sample and hands each float tensor (inputs included) to `f`, with the
+/// sample's index; `pass` is (this pass, passes), for the progress bar.
 fn for_each_output(
     plan: &Plan,
     samples: &[Sample],
     pass: (usize, usize),
-    mut f: impl FnMut(&str, &[usize], &[f32]),
+    mut f: impl FnMut(usize, &str, &[usize], &[f32]),
 ) -> Result<()> {
     let progress = progress::bar(samples.len() as u64, "calibration");
     if pass.1 > 1 {
@@ -326,12 +339,12 @@ fn for_each_output(
     } else {
         progress.set_message("samples");
     }
-    for sample in samples {
+    for (index, sample) in samples.iter().enumerate() {
         let label = || format!("calibration sample '{}'", sample.file.display());
         let inputs = sample_inputs(plan, sample)?;
         for (port, t) in plan.inputs.iter().zip(&inputs) {
             if let Data::F32(v) = &t.data {
-                f(&port.name, &t.shape, v);
+                f(index, &port.name, &t.shape, v);
             }
         }
         let outputs = plan.run(inputs).with_context(label)?;
@@ -344,7 +357,7 @@ fn for_each_output(
                         port.name
                     );
                 }
-                f(&port.name, &t.shape, v);
+                f(index, &port.name, &t.shape, v);
             }
         }
         progress.inc(1);

@@ -151,23 +151,28 @@ pub fn percentile_range(minmax: &MinMax, hist: &Histogram, percentile: f64) -> (
 /// whole span (its mean and deviation serve float8 only), which gives a tensor whose
 /// values take both signs room for the held-out tail its few calibration samples did
 /// not reach (the T5 encoder's hidden states). A one-sided tensor (a ReLU, Softmax or
-/// SiLU output) would waste half of its grid on values that never come, so here a
-/// tensor whose smaller side reaches less than `BALANCE` of its larger side keeps the
-/// values seen.
-pub fn distribution_range(minmax: &MinMax) -> (f32, f32) {
+/// SiLU output) would waste half of its grid on values that never come, so a tensor
+/// whose smaller side reaches less than `balance` of its larger side keeps the values
+/// seen; `balance` is chosen per model from `BALANCES` by `range_choice` (infinite: no
+/// tensor is widened, the min-max ranges).
+pub fn distribution_range(minmax: &MinMax, balance: f32) -> (f32, f32) {
     let (lo, hi) = minmax.range();
     let (small, large) = (lo.abs().min(hi.abs()), lo.abs().max(hi.abs()));
-    if lo < 0.0 && hi > 0.0 && small >= BALANCE * large {
+    if lo < 0.0 && hi > 0.0 && small >= balance * large {
         (-large, large)
     } else {
         (lo, hi)
     }
 }
 
-/// How far a tensor's smaller side must reach, as a fraction of its larger side, for
-/// the distribution method to take it as two-sided (measured: 0.25 and 0.5 give the T5
-/// encoder ORT's gain, 0.9 loses it).
-const BALANCE: f32 = 0.5;
+/// The distribution method's candidate rules, the first preferred on a tie: the values
+/// seen; symmetric spans for tensors whose smaller side reaches half of the larger
+/// (ORT's gain on the T5 encoder without widening a SiLU's slightly negative side);
+/// symmetric spans for every two-sided tensor, as ORT.
+pub const BALANCES: [f32; 3] = [f32::INFINITY, 0.5, 0.0];
+
+/// The rule taken when there are too few samples to choose one (fewer than two).
+pub const DEFAULT_BALANCE: f32 = 0.5;
 
 #[cfg(test)]
 pub mod tests {
@@ -253,13 +258,15 @@ pub mod tests {
     fn distribution_spans_two_sided_tensors_symmetrically_and_keeps_one_sided_ones() {
         let mut centered = MinMax::new();
         centered.add(&[-3.0, 0.5, 4.0]);
-        assert_eq!(distribution_range(&centered), (-4.0, 4.0));
+        assert_eq!(distribution_range(&centered, 0.5), (-4.0, 4.0));
+        assert_eq!(distribution_range(&centered, f32::INFINITY), (-3.0, 4.0));
         let mut silu = MinMax::new();
         silu.add(&[-0.28, 6.0]);
-        assert_eq!(distribution_range(&silu), (-0.28, 6.0));
+        assert_eq!(distribution_range(&silu, 0.5), (-0.28, 6.0));
+        assert_eq!(distribution_range(&silu, 0.0), (-6.0, 6.0));
         let mut relu = MinMax::new();
         relu.add(&[0.0, 6.0]);
-        assert_eq!(distribution_range(&relu), (0.0, 6.0));
+        assert_eq!(distribution_range(&relu, 0.0), (0.0, 6.0));
     }
 
     #[test]

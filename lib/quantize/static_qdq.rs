@@ -8,8 +8,11 @@ use anyhow::{Context, Result, bail};
 
 use super::graph_edit;
 use super::params::{self, Params, QType};
+use super::ranges::{MinMax, distribution_range};
 use super::targets::{self, Prepared};
-use super::{CalibrateMethod, Options, WEIGHT_OPS, bias_correction, calibrate, encode, weights};
+use super::{
+    CalibrateMethod, Options, WEIGHT_OPS, bias_correction, calibrate, encode, range_choice, weights,
+};
 use crate::onnx::proto::{ModelProto, NodeProto};
 use crate::onnx::validate::ValidModel;
 
@@ -33,10 +36,30 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         },
     };
     let calibrated = calibrate::collect(&model, &samples, &request)?;
+    let means = calibrated.means;
     let mut ranges = calibrated.ranges;
+    if request.method == CalibrateMethod::Distribution {
+        let build =
+            |m: ValidModel, r: HashMap<String, (f32, f32)>| with_ranges(m, options, r, &means);
+        let balance = range_choice::balance(&model, &samples, &calibrated.per_sample, &build)?;
+        for r in ranges.values_mut() {
+            *r = distribution_range(&MinMax { min: r.0, max: r.1 }, balance);
+        }
+    }
+    with_ranges(model, options, ranges, &means)
+}
+
+/// The quantized model, given every activation's range and the input means that bias
+/// correction needs.
+fn with_ranges(
+    model: ValidModel,
+    options: &Options,
+    mut ranges: HashMap<String, (f32, f32)>,
+    means: &HashMap<String, Vec<f64>>,
+) -> Result<ModelProto> {
     let mut p = targets::prepare(model, options)?;
     share_input_ranges(&p, &mut ranges);
-    bias_correction::apply(&mut p, &calibrated.means)?;
+    bias_correction::apply(&mut p, means)?;
     let mut tensors = activations(&p, &ranges);
     tensors.retain(|t| !options.keep_float.contains(t));
     check_overrides(&p, &tensors, options)?;

@@ -12,13 +12,16 @@ and static modes, and checks that:
   is a graph output (the ORT bug this tool avoids);
 - restricted asymmetric zero points are 0 or 128, and 0 after a Relu;
 - 16-bit activations (`--activation-type u16|i16`) match ORT's QUInt16/QInt16 in the same
-  way.
+  way;
+- `--calibrate-method distribution` names the rule it chose on left-out calibration
+  samples, and its parameters are that rule's.
 
 Usage: check.py --qlower PATH/TO/qlower
 """
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -350,6 +353,35 @@ def case_methods(args, tmp):
           f"--moving-average with entropy is not refused: {bad.stderr}")
 
 
+def case_distribution_rule(args, tmp):
+    """`--calibrate-method distribution` names the rule it chose on left-out calibration
+    samples, and its activation parameters are that rule's: min-max's own parameters
+    when it chose min-max, else some two-sided tensor spanned symmetrically (u8 zero
+    point 128) that min-max would not span so."""
+    for name, make in [("cnn", cnn), ("mlp", mlp)]:
+        model, shapes = make()
+        src = os.path.join(tmp, f"{name}_rule.onnx")
+        onnx.save(model, src)
+        calib = write_calibration(os.path.join(tmp, f"{name}_rule"), samples(shapes, 4))
+        dist, mm = (os.path.join(tmp, f"{name}_rule_{m}.onnx") for m in ("dist", "mm"))
+        r = qlower(args, "quantize", src, "-o", dist, "--mode", "static", "--calibration", calib,
+                   "--per-channel", "--calibrate-method", "distribution")
+        chosen = re.search(r"chosen: (.*)", r.stderr)
+        if r.returncode != 0 or chosen is None:
+            check(False, f"{name} distribution failed or named no chosen rule: {r.stderr}")
+            continue
+        if not quantize(args, src, mm, "--mode", "static", "--calibration", calib, "--per-channel"):
+            continue
+        qd, qm = params_of(onnx.load(dist))[0], params_of(onnx.load(mm))[0]
+        if chosen.group(1).strip() == "min-max":
+            same = all(np.array_equal(qd[k][0], qm[k][0]) and np.array_equal(qd[k][1], qm[k][1])
+                       for k in qm)
+            check(same and qd.keys() == qm.keys(), f"{name}: min-max chosen, parameters differ")
+        else:
+            widened = [k for k in qd if int(qd[k][1]) == 128 and int(qm[k][1]) != 128]
+            check(bool(widened), f"{name}: {chosen.group(1)} chosen, no tensor spanned symmetrically")
+
+
 def case_weight_output(args, tmp):
     model, shapes = weight_output()
     q = case_dynamic(args, tmp, "weight_output", model, shapes, True)
@@ -430,6 +462,8 @@ def main():
         case_percentile(args, tmp)
         print("entropy, distribution, mse, moving average, weight mse, bias correction")
         case_methods(args, tmp)
+        print("distribution's rule, chosen on left-out samples")
+        case_distribution_rule(args, tmp)
     print(f"{PASSED[0]} checks passed, {len(FAILURES)} failed")
     sys.exit(1 if FAILURES else 0)
 
