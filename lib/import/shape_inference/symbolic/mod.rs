@@ -45,7 +45,7 @@ impl SymValue {
                     |(i, d)| match (d, names.and_then(|n| n.get(i)).cloned().flatten()) {
                         (Some(n), _) => SymDim::constant(*n),
                         (None, Some(name)) if !name.is_empty() => SymDim::symbol(&name),
-                        (None, _) => fresh.next(),
+                        (None, _) => fresh.name(),
                     },
                 )
                 .collect()
@@ -108,7 +108,7 @@ pub struct Fresh {
 }
 
 impl Fresh {
-    pub fn next(&mut self) -> SymDim {
+    pub fn name(&mut self) -> SymDim {
         self.issued += 1;
         SymDim::symbol(&format!("?{}", self.issued))
     }
@@ -162,7 +162,7 @@ fn complete(inf: &Inferred, guess: Option<&Guess>, fresh: &mut Fresh) -> SymValu
                 match (known, named) {
                     (Some(n), _) => SymDim::constant(n),
                     (None, Some(d)) => d,
-                    (None, None) => fresh.next(),
+                    (None, None) => fresh.name(),
                 }
             })
             .collect::<Vec<_>>()
@@ -183,7 +183,7 @@ fn complete(inf: &Inferred, guess: Option<&Guess>, fresh: &mut Fresh) -> SymValu
                 }
                 guessed
                     .and_then(|g| g.get(i).cloned().flatten())
-                    .unwrap_or_else(|| fresh.next())
+                    .unwrap_or_else(|| fresh.name())
             })
             .collect()
     });
