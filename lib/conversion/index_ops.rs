@@ -9,6 +9,7 @@ use melior::ir::Value;
 
 use super::Lowerings;
 use super::binder::Binder;
+use super::scatter_nd_reduce::{scatter_nd_reduce, torch_reduction};
 use super::shape_util::{await_constant, normalize_axis};
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
@@ -192,9 +193,12 @@ fn scatter_nd<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'
     let accumulate = match b.string("reduction", "none")?.as_str() {
         "none" => false,
         "add" => true,
-        other => bail!(
-            "attribute 'reduction' is '{other}': only 'none' and 'add' are lowered (torch's index_put only writes or adds)"
-        ),
+        other => match torch_reduction(other) {
+            Some(reduce) => return scatter_nd_reduce(b, t, reduce),
+            None => {
+                bail!("attribute 'reduction' is '{other}', not one of none, add, mul, max, min")
+            }
+        },
     };
     let Some(idx_dims) = idx_type.shape.clone() else {
         bail!("input 'indices' has unknown rank");

@@ -50,6 +50,7 @@ mod reductions;
 mod resize;
 mod runtime_axes;
 mod runtime_ints;
+mod scatter_nd_reduce;
 mod shape_ops;
 mod shape_util;
 mod simple_ops;

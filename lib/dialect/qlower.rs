@@ -69,12 +69,13 @@ pub const DEQUANTIZED_LOOKUP: &str = "qlower.dequantized_lookup";
 /// `[N, k_blocks, block·bits/8]` (ONNX Runtime's layout, low-first), scales and zero
 /// points `[N · k_blocks]`, K, bits.
 pub const MATMUL_NBITS: &str = "qlower.matmul_nbits";
-/// Float attention, `softmax((q · kᵀ) ∘ scale + mask, -1) · v` over f32 tensors with
+/// Float attention, `softmax(cap((q · kᵀ) ∘ scale) + mask, -1) · v` over f32 tensors with
 /// batch dimensions: q, kᵀ, v, scale (a float or one-element tensor, or none),
 /// divide (whether the scores are divided by the scale, else multiplied), mask (or
 /// none, broadcasting to the scores, added), keep (a boolean tensor broadcasting to
-/// the scores, or none) and fill (the float that replaces the scores not kept, or
-/// none).
+/// the scores, or none), fill (the float that replaces the scores not kept, or
+/// none) and softcap (a positive float `c`, or none: `cap(x) = c · tanh(x / c)`,
+/// applied before the mask; absent means none).
 pub const ATTENTION: &str = "qlower.attention";
 /// Rotary position embedding (`kernels::ops::rotary_embedding`): x (f32 `[lead…, H]`),
 /// cos and sin (f32, broadcasting to `[lead…, rotary / 2]`), rotary (the features

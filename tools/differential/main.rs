@@ -128,9 +128,9 @@ fn attention_contrib_ops_agree_with_onnx_runtime() {
     );
 }
 
-/// ONNX's own Attention and RotaryEmbedding (opset 23: 3-D and 4-D inputs, grouped
-/// heads, bool and float masks, causal, softcap, a past key/value; rotary with and
-/// without position_ids) against ONNX Runtime and a float64 reference. See
+/// ONNX's own Attention and RotaryEmbedding (opsets 23 and 24: 3-D and 4-D inputs,
+/// grouped heads, bool and float masks, causal, softcap, a past key/value, the
+/// qk_matmul_output modes, nonpad_kv_seqlen; rotary with and without position_ids) against ONNX Runtime and a float64 reference. See
 /// `tools/differential/onnx_attention.py`.
 #[test]
 fn onnx_attention_ops_agree_with_onnx_runtime() {

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""ONNX's own Attention and RotaryEmbedding (opset 23) against ONNX Runtime
+"""ONNX's own Attention and RotaryEmbedding (opsets 23 and 24) against ONNX Runtime
 (tools/ort_oracle.py) and a float64 numpy reference, through `qlower run`:
 Attention with 3-D and 4-D inputs, grouped key/value heads, bool and float masks of
 ranks 2 to 4, is_causal (with and without a past), scale, softcap and a past key/value
-with the present outputs; RotaryEmbedding with 3-D and 4-D input, split halves and
+with the present outputs, the fourth output (qk_matmul_output) in each of its four
+modes, and an external cache's nonpad_kv_seqlen (with and without is_causal and a
+mask). The sliding windows of opset 25 are not here: ONNX Runtime 1.31 refuses them
+(the ONNX conformance cases cover them); RotaryEmbedding with 3-D and 4-D input, split halves and
 interleaved, partial rotation, and with and without position_ids.
 
     onnx_attention.py --qlower PATH [--seed S]
@@ -29,17 +32,19 @@ ELEM = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto
         np.dtype(np.bool_): TensorProto.BOOL}
 
 
-def node_model(op, inputs, outputs, attrs):
-    """One opset-23 node; `inputs` maps names to arrays (a name starting with "_" leaves
-    that input out)."""
+def node_model(op, inputs, outputs, attrs, opset=23):
+    """One node of `opset`; `inputs` maps names to arrays (a name starting with "_"
+    leaves that input out, as does an output name starting with "_")."""
     names = [n if not n.startswith("_") else "" for n in inputs]
-    node = helper.make_node(op, names, outputs, name="n", **attrs)
+    node = helper.make_node(op, names, [o if not o.startswith("_") else "" for o in outputs],
+                            name="n", **attrs)
     graph = helper.make_graph(
         [node], "onnx_attention",
         [helper.make_tensor_value_info(n, ELEM[v.dtype], list(v.shape))
          for n, v in inputs.items() if not n.startswith("_")],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
+         for o in outputs if not o.startswith("_")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 10
     return model
 
@@ -47,7 +52,10 @@ def node_model(op, inputs, outputs, attrs):
 # ---- float64 reference ----
 
 def attention_reference(q, k, v, mask=None, past=None, causal=False, scale=None,
-                        softcap=0.0, q_heads=None, kv_heads=None):
+                        softcap=0.0, q_heads=None, kv_heads=None, nonpad=None, qk_mode=None):
+    """Y and the present K/V; with `qk_mode`, also the fourth output: the scaled scores
+    (0), soft-capped (1), plus mask with -inf where a key is removed (2), or the
+    weights (3). `nonpad` (per batch) is an external cache's valid lengths."""
     q, k, v = (x.astype(np.float64) for x in (q, k, v))
     three_d = q.ndim == 3
     if three_d:
@@ -62,22 +70,33 @@ def attention_reference(q, k, v, mask=None, past=None, causal=False, scale=None,
     kk, vv = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
     scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
     scores = q @ kk.transpose(0, 1, 3, 2) * scale
+    stages = [scores]
     if softcap > 0:
         scores = softcap * np.tanh(scores / softcap)
+    stages.append(scores)
     s, t = scores.shape[-2:]
-    allowed = np.ones((s, t), bool)
+    allowed = np.ones((1, 1, s, t), bool)
+    # The query block's absolute start: the past length, or nonpad - S per batch.
+    start = past_length if nonpad is None else (nonpad - s).reshape(-1, 1, 1, 1)
     if causal:
-        allowed = np.arange(t)[None, :] <= np.arange(s)[:, None] + past_length
+        allowed = np.arange(t) <= np.arange(s)[:, None] + start
+    if nonpad is not None:
+        allowed = allowed & (np.arange(t) < nonpad.reshape(-1, 1, 1, 1))
     if mask is not None and mask.dtype == np.bool_:
         allowed = allowed & mask
     elif mask is not None:
         scores = scores + mask
     scores = np.where(allowed, scores, -np.inf)
+    stages.append(scores)
     with np.errstate(invalid="ignore"):  # a query with no key: NaN, then zeros
         weights = softmax(scores)
     weights = np.where(allowed.any(-1, keepdims=True), weights, 0.0)
+    stages.append(weights)
     y = weights @ vv
-    return (merge(y) if three_d else y), present
+    y = merge(y) if three_d else y
+    if qk_mode is None:
+        return y, present
+    return y, present, stages[qk_mode]
 
 
 def rotary_reference(x, cos, sin, pos=None, interleaved=0, rotary_dim=0, num_heads=0):
@@ -131,6 +150,35 @@ def attention_cases(rng):
                {"q_num_heads": nq, "kv_num_heads": nkv, "is_causal": 1})
 
 
+def extension_cases(rng):
+    """The fourth output in each mode (opset 23) and an external cache's valid lengths
+    (nonpad_kv_seqlen, opset 24)."""
+    b, s, l, h = 2, 4, 6, 8
+    for nq, nkv in ((3, 3), (4, 2)):
+        q, k, v = f32(rng, b, nq, s, h), f32(rng, b, nkv, l, h), f32(rng, b, nkv, l, 10)
+        bool_mask = rng.random((s, l)) < 0.7
+        bool_mask[:, 0] = True  # every query keeps a key: no -inf row to compare
+        float_mask = f32(rng, b, 1, s, l)
+        for mode in range(4):
+            for mask, tag in ((bool_mask, "bool"), (float_mask, "float")):
+                attrs = {"qk_matmul_output_mode": mode, "softcap": 3.0}
+                y, _, qk = attention_reference(q, k, v, mask=mask, causal=False, softcap=3.0,
+                                               qk_mode=mode)
+                yield (f"attention {nq}/{nkv} qk_matmul_output mode {mode} {tag} mask",
+                       "Attention", {"Q": q, "K": k, "V": v, "attn_mask": mask},
+                       {"Y": y, "_pk": None, "_pv": None, "qk_matmul_output": qk}, attrs, 23)
+        nonpad = np.array([l, 3], np.int64)
+        for causal in (0, 1):
+            y, _ = attention_reference(q, k, v, causal=bool(causal), nonpad=nonpad)
+            yield (f"attention {nq}/{nkv} nonpad_kv_seqlen causal={causal}", "Attention",
+                   {"Q": q, "K": k, "V": v, "_m": None, "_pk": None, "_pv": None,
+                    "nonpad_kv_seqlen": nonpad}, {"Y": y}, {"is_causal": causal}, 24)
+        y, _ = attention_reference(q, k, v, mask=float_mask, causal=True, nonpad=nonpad)
+        yield (f"attention {nq}/{nkv} nonpad_kv_seqlen float mask causal", "Attention",
+               {"Q": q, "K": k, "V": v, "attn_mask": float_mask, "_pk": None, "_pv": None,
+                "nonpad_kv_seqlen": nonpad}, {"Y": y}, {"is_causal": 1}, 24)
+
+
 def rotary_cases(rng):
     b, n, s, h = 2, 4, 5, 8
     for interleaved in (0, 1):
@@ -164,10 +212,12 @@ def main():
     rng = np.random.default_rng(args.seed)
     failures, total, worst, worst_abs = [], 0, 0.0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, op, inputs, refs, attrs in list(attention_cases(rng)) + list(rotary_cases(rng)):
+        cases = list(attention_cases(rng)) + list(extension_cases(rng)) + list(rotary_cases(rng))
+        for name, op, inputs, refs, attrs, *opset in cases:
             total += 1
+            model = node_model(op, inputs, list(refs), attrs, *opset)
+            refs = {o: want for o, want in refs.items() if not o.startswith("_")}
             outputs = list(refs)
-            model = node_model(op, inputs, outputs, attrs)
             feeds = {k: v for k, v in inputs.items() if not k.startswith("_")}
             path = os.path.join(tmp, "m.onnx")
             onnx.save(model, path)
@@ -181,6 +231,14 @@ def main():
                 failures.append(f"{name}: ONNX Runtime failed: {e}")
                 continue
             for o, want in refs.items():
+                if got[o].shape == want.shape == ort[o].shape and np.isneginf(want).any():
+                    # Keys a bool mask removes: -inf in the spec and in qlower, the
+                    # lowest finite float in ONNX Runtime; the rest compares as usual.
+                    removed = np.isneginf(want)
+                    if not (np.isneginf(got[o][removed]).all()
+                            and (ort[o][removed] <= np.finfo(np.float32).min).all()):
+                        failures.append(f"{name} output {o}: removed keys are not -inf")
+                    got[o], want, ort[o] = (np.where(removed, 0, x) for x in (got[o], want, ort[o]))
                 e_ref, e_ort = rel_l2(got[o], want), rel_l2(got[o], ort[o])
                 worst = max(worst, e_ref, e_ort)
                 if got[o].shape == ort[o].shape:

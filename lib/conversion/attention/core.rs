@@ -75,6 +75,33 @@ pub fn attend_heads<'c, 'a>(
     v: &Tensor<'c, 'a>,
     scoring: &Scoring<'c, 'a>,
 ) -> Result<Tensor<'c, 'a>> {
+    Ok(attend_heads_capturing(o, q, k, v, scoring, None)?.0)
+}
+
+/// A step of the scores a caller may read besides the context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoresStage {
+    /// `Q·Kᵀ · scale`.
+    Scaled,
+    /// After the soft cap (the scaled scores when there is none).
+    Capped,
+    /// After the bias and the mask; keys the mask removes hold `-inf`.
+    Masked,
+    /// The softmax weights.
+    Weights,
+}
+
+/// `attend_heads`, also returning the scores at `capture` in the grouped layout
+/// `[B, N_kv, G, S, T]`. A captured step has a second reader, so the chain no longer
+/// fuses into one attention kernel.
+pub fn attend_heads_capturing<'c, 'a>(
+    o: &Ops<'_, 'c, 'a>,
+    q: &Tensor<'c, 'a>,
+    k: &Tensor<'c, 'a>,
+    v: &Tensor<'c, 'a>,
+    scoring: &Scoring<'c, 'a>,
+    capture: Option<ScoresStage>,
+) -> Result<(Tensor<'c, 'a>, Option<Tensor<'c, 'a>>)> {
     if q.rank() != 4 || k.rank() != 4 || v.rank() != 4 {
         bail!(
             "query, key and value in heads must be [B, N, S, H], but have ranks {}, {} and {}",
@@ -101,13 +128,23 @@ pub fn attend_heads<'c, 'a>(
     let keys = o.transpose_last(&o.unsqueeze(k, 2)?)?;
     let mut scores = o.matmul(&grouped_q, &keys)?;
     scores = o.scalar("mul.Scalar", &scores, o.t.float(scoring.scale)?)?;
+    let mut captured = (capture == Some(ScoresStage::Scaled)).then(|| scores.clone());
     if scoring.softcap > 0.0 {
         let capped = o.scalar("div.Scalar", &scores, o.t.float(scoring.softcap)?)?;
         let capped = o.unary("tanh", &capped)?;
         scores = o.scalar("mul.Scalar", &capped, o.t.float(scoring.softcap)?)?;
     }
+    if capture == Some(ScoresStage::Capped) {
+        captured = Some(scores.clone());
+    }
     for bias in &scoring.additive {
         scores = o.add(&scores, bias)?;
+    }
+    if capture == Some(ScoresStage::Masked) {
+        captured = Some(match &scoring.allowed {
+            Some(allowed) => o.where_else(allowed, &scores, f64::NEG_INFINITY)?,
+            None => scores.clone(),
+        });
     }
     if let Some(allowed) = &scoring.allowed {
         // The lowest finite value, not -inf: a weight of exactly 0 after the softmax
@@ -115,8 +152,12 @@ pub fn attend_heads<'c, 'a>(
         scores = o.where_else(allowed, &scores, f64::from(f32::MIN))?;
     }
     let weights = o.softmax_last(&scores)?;
+    if capture == Some(ScoresStage::Weights) {
+        captured = Some(weights.clone());
+    }
     let context = o.matmul(&weights, &o.unsqueeze(v, 2)?)?;
-    o.reshape(&context, &[batch, o.int(heads)?, seq, o.int(value_size)?])
+    let context = o.reshape(&context, &[batch, o.int(heads)?, seq, o.int(value_size)?])?;
+    Ok((context, captured))
 }
 
 /// `x` `[B, S, N·H]` as heads `[B, N, S, H]`.

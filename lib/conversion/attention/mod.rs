@@ -7,6 +7,7 @@ mod core;
 mod gqa;
 mod mha;
 mod onnx_attention;
+mod onnx_masks;
 mod onnx_rotary;
 mod packed;
 mod rotary;

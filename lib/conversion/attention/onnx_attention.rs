@@ -1,22 +1,26 @@
-//! ONNX Attention (opset 23, standard domain) through the grouped core:
+//! ONNX Attention (opsets 23 to 25, standard domain) through the grouped core:
 //! - Q `[B, Nq, S, H]`, K `[B, Nkv, L, H]`, V `[B, Nkv, L, Hv]`, or all three `[B, S|L,
 //!   hidden]` split into `q_num_heads` / `kv_num_heads` heads;
 //! - present K/V = past K/V `[B, Nkv, P, H]` followed by the new ones (4-D either way);
 //! - scores `Q·Kᵀ · scale` (default `1/√H`), soft-capped, then `attn_mask` (a bool mask
 //!   removes the keys it holds false; a float mask is added), broadcast against
-//!   `[B, Nq, S, T]`; with `is_causal` query `i` attends keys `j ≤ i + P` (aligned to
-//!   the past, so top-left when there is none).
+//!   `[B, Nq, S, T]`, and the causal, window and padding rules (`onnx_masks`);
+//! - a query left no key at all gets zeros (in Y and in the softmax scores).
 //!
 //! Outputs: Y in the layout of Q (`[B, Nq, S, Hv]` or `[B, S, Nq·Hv]`), present_key,
-//! present_value. The fourth output (the scores for `qk_matmul_output_mode`),
-//! `nonpad_kv_seqlen` (opset 24) and the window sizes (opset 25) are refused by name.
+//! present_value, and `qk_matmul_output` `[B, Nq, S, T]`: by `qk_matmul_output_mode`
+//! the scaled scores (0), the soft-capped ones (1), those plus the bias and mask, with
+//! `-inf` where a key is removed (2), or the softmax weights (3).
 
 use anyhow::{Result, bail};
 use melior::ir::Value;
 
-use super::core::{Scoring, attend_heads, default_scale, grouped_bias, split_heads};
+use super::core::{
+    ScoresStage, Scoring, attend_heads_capturing, default_scale, grouped_bias, split_heads,
+};
+use super::onnx_masks::{Offset, Visibility, mask_rank4, valid_lengths, visible_keys};
 use crate::conversion::binder::Binder;
-use crate::conversion::typed_ops::{Ops, Size, Tensor, optional, tensor};
+use crate::conversion::typed_ops::{Ops, Tensor, optional, tensor};
 use crate::dialect::builder::TorchBuilder;
 use crate::onnx::attributes::Attributes as _;
 use crate::onnx::dtype::DType;
@@ -29,23 +33,26 @@ fn heads_attribute(b: &Binder, attribute: &str) -> Result<i64> {
     }
 }
 
-/// The attributes and inputs of later opsets, which this lowering does not implement.
-fn refuse_unsupported(b: &Binder) -> Result<()> {
-    if b.has_input(6) {
-        bail!("input nonpad_kv_seqlen is not supported");
+/// `left_window_size` or `right_window_size`: −1 (unbounded) or a count of keys.
+fn window_attribute(b: &Binder, attribute: &str) -> Result<i64> {
+    match b.int(attribute, -1)? {
+        n if n >= -1 => Ok(n),
+        n => bail!("{attribute} must be -1 or non-negative, but is {n}"),
     }
-    for window in ["left_window_size", "right_window_size"] {
-        if b.int(window, -1)? != -1 {
-            bail!("attribute {window} is not supported");
-        }
+}
+
+/// The step of the scores the fourth output holds, when the node has one.
+fn captured_stage(b: &Binder) -> Result<Option<ScoresStage>> {
+    if b.result_count() < 4 {
+        return Ok(None);
     }
-    if b.result_count() > 3 {
-        bail!(
-            "output qk_matmul_output is not supported (qk_matmul_output_mode {})",
-            b.int("qk_matmul_output_mode", 0)?
-        );
-    }
-    Ok(())
+    Ok(Some(match b.int("qk_matmul_output_mode", 0)? {
+        0 => ScoresStage::Scaled,
+        1 => ScoresStage::Capped,
+        2 => ScoresStage::Masked,
+        3 => ScoresStage::Weights,
+        mode => bail!("qk_matmul_output_mode {mode} is not one of 0, 1, 2, 3"),
+    }))
 }
 
 /// `past` followed by `new` along the sequence axis.
@@ -64,59 +71,17 @@ fn with_past<'c, 'a>(
     o.cat(&[past, new], 2)
 }
 
-/// `attn_mask` (any rank up to 4, broadcasting against `[B, Nq, S, T]`) as rank 4.
-fn mask_rank4<'c, 'a>(
-    o: &Ops<'_, 'c, 'a>,
-    mask: Tensor<'c, 'a>,
-    total: Size<'c, 'a>,
-) -> Result<Tensor<'c, 'a>> {
-    if mask.rank() == 0 || mask.rank() > 4 {
-        bail!(
-            "attn_mask has rank {}; it must broadcast against [B, q_num_heads, S, T]",
-            mask.rank()
-        );
-    }
-    if let (Some(Some(last)), Some(t)) = (mask.dims.last(), total.known)
-        && *last != t
-        && *last != 1
-    {
-        bail!(
-            "attn_mask covers {last} keys but there are {t} (past plus new); padding a shorter mask is not supported"
-        );
-    }
-    let mut mask = mask;
-    while mask.rank() < 4 {
-        mask = o.unsqueeze(&mask, 0)?;
-    }
-    Ok(mask)
-}
-
-/// Query `i` may attend key `j` when `j ≤ i + past`: `[1, 1, 1, S, T]`.
-fn causal<'c, 'a>(
-    o: &Ops<'_, 'c, 'a>,
-    seq: Size<'c, 'a>,
-    total: Size<'c, 'a>,
-    past: Option<Size<'c, 'a>>,
-) -> Result<Tensor<'c, 'a>> {
-    let keys = o.unsqueeze(&o.arange(total)?, 0)?;
-    let mut last = o.arange(seq)?;
-    if let Some(past) = past {
-        last = o.scalar("add.Scalar", &last, past.value)?;
-    }
-    let allowed = o.binary("le.Tensor", &keys, &o.unsqueeze(&last, 1)?, DType::Bool)?;
-    let mut allowed = allowed;
-    for _ in 0..3 {
-        allowed = o.unsqueeze(&allowed, 0)?;
-    }
-    Ok(allowed)
-}
-
 pub fn attention<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
 ) -> Result<Vec<Value<'c, 'a>>> {
     let o = Ops::new(t);
-    refuse_unsupported(b)?;
+    let capture = captured_stage(b)?;
+    let rules = Visibility {
+        causal: b.int("is_causal", 0)? != 0,
+        left_window: window_attribute(b, "left_window_size")?,
+        right_window: window_attribute(b, "right_window_size")?,
+    };
     let (query, key, value) = (tensor(b, 0, "Q")?, tensor(b, 1, "K")?, tensor(b, 2, "V")?);
     let three_d = match (query.rank(), key.rank(), value.rank()) {
         (3, 3, 3) => true,
@@ -141,18 +106,26 @@ pub fn attention<'c, 'a>(
         bail!("q_num_heads {heads} is not a multiple of kv_num_heads {kv_heads}");
     }
     let (past_key, past_value) = (optional(b, 4, "past_key")?, optional(b, 5, "past_value")?);
-    let (k, v, past_length) = match (past_key, past_value) {
-        (Some(pk), Some(pv)) => {
+    let valid = optional(b, 6, "nonpad_kv_seqlen")?;
+    let (k, v, offset) = match (past_key, past_value, valid) {
+        (Some(_), Some(_), Some(_)) => {
+            bail!("nonpad_kv_seqlen cannot be combined with past_key and past_value")
+        }
+        (Some(pk), Some(pv), None) => {
             let past_length = o.size(&pk, 2)?;
             (
                 with_past(&o, &pk, &k, "past_key")?,
                 with_past(&o, &pv, &v, "past_value")?,
-                Some(past_length),
+                Offset::Past(past_length),
             )
         }
-        (None, None) => (k, v, None),
+        (None, None, Some(valid)) => (k, v, Offset::Valid(valid_lengths(&o, valid)?)),
+        (None, None, None) => (k, v, Offset::Zero),
         _ => bail!("past_key and past_value must be given together"),
     };
+    // Rules that can leave a query no key, which the spec then gives zeros.
+    let may_empty_rows =
+        matches!(offset, Offset::Valid(_)) || rules.left_window >= 0 || rules.right_window >= 0;
     let Some(head_size) = q.dims[3] else {
         bail!("the head size must be known at compile time");
     };
@@ -171,16 +144,14 @@ pub fn attention<'c, 'a>(
             additive.push(o.cast(&mask, q.dtype)?);
         }
     }
-    if b.int("is_causal", 0)? != 0 {
-        let causal = causal(&o, seq, total, past_length)?;
+    if let Some(visible) = visible_keys(&o, &rules, &offset, seq, total)? {
         allowed = Some(match allowed {
-            Some(mask) => o.binary("logical_and", &mask, &causal, DType::Bool)?,
-            None => causal,
+            Some(mask) => o.binary("logical_and", &mask, &visible, DType::Bool)?,
+            None => visible,
         });
     }
-    // A bool mask can leave a query no key at all; ONNX gives such a row zeros.
-    let any_key = match (&allowed, mask_is_bool) {
-        (Some(allowed), true) => Some(any_allowed(&o, allowed, q.dtype)?),
+    let any_key = match &allowed {
+        Some(allowed) if mask_is_bool || may_empty_rows => Some(any_allowed(&o, allowed, q.dtype)?),
         _ => None,
     };
     let scoring = Scoring {
@@ -189,14 +160,21 @@ pub fn attention<'c, 'a>(
         additive,
         allowed,
     };
-    let mut y = attend_heads(&o, &q, &k, &v, &scoring)?;
-    if let Some(any_key) = any_key {
-        y = zero_empty_rows(&o, &y, &any_key, kv_heads, group)?;
+    let (mut y, scores) = attend_heads_capturing(&o, &q, &k, &v, &scoring, capture)?;
+    if let Some(any_key) = &any_key {
+        y = zero_empty_rows(&o, &y, any_key, kv_heads, group)?;
     }
     if three_d {
         y = merge_heads(&o, &y)?;
     }
-    let values = [y.value, k.value, v.value];
+    let mut values = vec![y.value, k.value, v.value];
+    if let Some(mut scores) = scores {
+        if let (Some(any_key), Some(ScoresStage::Weights)) = (&any_key, capture) {
+            scores = o.mul(&scores, any_key)?;
+        }
+        let sizes = [o.size(&q, 0)?, o.int(heads)?, seq, total];
+        values.push(o.reshape(&scores, &sizes)?.value);
+    }
     Ok(values.into_iter().take(b.result_count().max(1)).collect())
 }
 

@@ -1,5 +1,6 @@
-//! `qlower.attention`: `softmax((q · kᵀ) ∘ scale + mask, -1) · v` in f32, one
-//! (batch, head) matrix at a time. Unfused, each step was a pass over every head's
+//! `qlower.attention`: `softmax(cap((q · kᵀ) ∘ scale) + mask, -1) · v` in f32, one
+//! (batch, head) matrix at a time, `cap(x)` being `c · tanh(x / c)` when a soft cap
+//! `c` is given and `x` otherwise. Unfused, each step was a pass over every head's
 //! `[M, N]` scores: a fresh tensor, a kernel split over the pool by itself. Here each
 //! task keeps its scores in scratch and runs its whole chain, and the tasks are the
 //! heads.
@@ -13,7 +14,9 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::sgemm::{self, Matrix, Threads};
+use crate::kernels::isa::Isa;
 use crate::kernels::ops::norm::softmax_row;
+use crate::kernels::ops::vector_math::{Func, map_on};
 use crate::kernels::tensor::layout::{
     broadcast_shapes, broadcast_strides, result_count, step_offsets,
 };
@@ -34,7 +37,8 @@ enum Scale {
 /// whether the scores are divided by it (else multiplied), an f32 mask (or none)
 /// broadcasting to the scores `[batch…, M, N]`, added after the scale, then a boolean
 /// mask of the scores to keep (or none, broadcasting likewise) and the float that
-/// replaces the others (`where(keep, scores, fill)`).
+/// replaces the others (`where(keep, scores, fill)`), then the soft cap (a float, or
+/// none), applied between the scale and the mask.
 pub fn attention(c: &Call) -> Result<Vec<Value>> {
     let (q, kt, v) = (
         args::f32_tensor(c, 0, "q")?,
@@ -62,6 +66,11 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
             Data::Bool(k) => Some((t, k.as_slice(), args::float(c, 7)? as f32)),
             _ => bail!("the scores to keep must be boolean, but are {}", t.dtype()),
         },
+    };
+    let softcap = match args::opt(c, 8) {
+        None => None,
+        Some(Value::Float(cap)) if *cap > 0.0 => Some(*cap as f32),
+        Some(other) => bail!("the soft cap must be a positive float, but is {other:?}"),
     };
     let rank = q.0.rank();
     if rank < 2 || kt.0.rank() != rank || v.0.rank() != rank {
@@ -136,6 +145,7 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
         }
         let mut probs = vec![0.0f32; m * n];
         let mut shifted = vec![0.0f32; n];
+        let mut capped = vec![0.0f32; if softcap.is_some() { n } else { 0 }];
         for (i, (s, p)) in scores.chunks_mut(n).zip(probs.chunks_mut(n)).enumerate() {
             let mask_row = match &mask {
                 Some((rows, values)) => match rows.row(b, i) {
@@ -144,10 +154,24 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
                 },
                 None => MaskRow::None,
             };
-            match scale {
-                Scale::None => add_mask(s, mask_row, |x| x),
-                Scale::Multiply(f) => add_mask(s, mask_row, |x| x * f),
-                Scale::Divide(f) => add_mask(s, mask_row, |x| x / f),
+            match softcap {
+                None => match scale {
+                    Scale::None => add_mask(s, mask_row, |x| x),
+                    Scale::Multiply(f) => add_mask(s, mask_row, |x| x * f),
+                    Scale::Divide(f) => add_mask(s, mask_row, |x| x / f),
+                },
+                Some(cap) => {
+                    // The unfused ops' steps: scale, divide by the cap, tanh, multiply
+                    // by the cap, add the mask; each rounded to f32.
+                    match scale {
+                        Scale::None => s.iter_mut().for_each(|x| *x /= cap),
+                        Scale::Multiply(f) => s.iter_mut().for_each(|x| *x = *x * f / cap),
+                        Scale::Divide(f) => s.iter_mut().for_each(|x| *x = *x / f / cap),
+                    }
+                    map_on(Isa::best(), Func::Tanh, s, &mut capped);
+                    s.copy_from_slice(&capped);
+                    add_mask(s, mask_row, |x| x * cap);
+                }
             }
             if let Some((rows, values, fill)) = &keep {
                 let (at, along) = rows.row(b, i);
@@ -259,12 +283,14 @@ mod tests {
     }
 
     /// The unfused ops, as the lowering writes them.
+    #[allow(clippy::too_many_arguments)]
     fn unfused(
         q: &Value,
         kt: &Value,
         v: &Value,
         scale: &Value,
         divide: bool,
+        softcap: &Value,
         mask: &Value,
         keep: &Value,
     ) -> Vec<f32> {
@@ -277,6 +303,11 @@ mod tests {
                 "aten.mul.Tensor"
             };
             x = Value::Tensor(run1(op, &[x, scale.clone()], unknown()).unwrap());
+        }
+        if !matches!(softcap, Value::None) {
+            x = Value::Tensor(run1("aten.div.Scalar", &[x, softcap.clone()], unknown()).unwrap());
+            x = Value::Tensor(run1("aten.tanh", &[x], unknown()).unwrap());
+            x = Value::Tensor(run1("aten.mul.Scalar", &[x, softcap.clone()], unknown()).unwrap());
         }
         if !matches!(mask, Value::None) {
             x = Value::Tensor(
@@ -368,9 +399,29 @@ mod tests {
             } else {
                 (Value::None, Value::None)
             };
-            let want = unfused(&q, &kt, &v, &scale, divide, &mask, &keep);
-            let got = fused(&[q, kt, v, scale, Value::Bool(divide), mask, keep, fill]);
-            assert_same_f32_bits(&got, &want, &format!("case {i}"));
+            // The soft caps of Gemma 2 (50) and of the ONNX tests (2), and one that
+            // is not an f32 (the kernel rounds it as the unfused ops do).
+            for softcap in [
+                Value::None,
+                Value::Float(50.0),
+                Value::Float(2.0),
+                Value::Float(0.3),
+            ] {
+                let want = unfused(&q, &kt, &v, &scale, divide, &softcap, &mask, &keep);
+                let args = [
+                    q.clone(),
+                    kt.clone(),
+                    v.clone(),
+                    scale.clone(),
+                    Value::Bool(divide),
+                    mask.clone(),
+                    keep.clone(),
+                    fill.clone(),
+                    softcap.clone(),
+                ];
+                let got = fused(&args);
+                assert_same_f32_bits(&got, &want, &format!("case {i}, softcap {softcap:?}"));
+            }
         }
     }
 

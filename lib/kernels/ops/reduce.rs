@@ -108,20 +108,44 @@ fn extreme_all(c: &Call, max: bool) -> Result<Vec<Value>> {
     args::ret(c, Tensor::new(vec![], from_f64(x.data.dtype(), &[m]))?)
 }
 
-/// `amax(self, dim, keepdim)` / `amin`.
+/// `amax(self, dim, keepdim)` / `amin`. Over an empty dimension each result is the
+/// identity of the reduction (−inf for a float maximum, the type's least integer,
+/// false), which is ONNX's ReduceMax/ReduceMin of an empty set and what torch-mlir's
+/// linalg form computes from its initial value; eager torch refuses instead.
 fn extreme_dims(c: &Call, max: bool) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
     let r = reduction(&x.shape, args::ints(c, 1)?, args::boolean(c, 2)?)?;
-    if r.inner.is_empty() && !r.bases.is_empty() {
-        bail!("amax or amin over an empty dimension");
-    }
+    let dtype = x.data.dtype();
+    let empty = if r.inner.is_empty() {
+        identity_of_extreme(dtype, max)?
+    } else {
+        0.0
+    };
     let v = values(x)?;
     let out: Vec<f64> = r
         .bases
         .iter()
-        .map(|&b| extreme(r.inner.iter().map(|&j| v[b + j]), max).map_or(0.0, |(m, _)| m))
+        .map(|&b| extreme(r.inner.iter().map(|&j| v[b + j]), max).map_or(empty, |(m, _)| m))
         .collect();
     args::ret(c, Tensor::new(r.shape, from_f64(x.data.dtype(), &out))?)
+}
+
+/// The maximum (or minimum) of no elements of `dtype`: the value every element beats.
+fn identity_of_extreme(dtype: DType, max: bool) -> Result<f64> {
+    let (least, most) = match dtype {
+        d if is_float(d) => (f64::NEG_INFINITY, f64::INFINITY),
+        DType::Bool => (0.0, 1.0),
+        DType::I8 => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        DType::U8 => (0.0, f64::from(u8::MAX)),
+        DType::I16 => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        DType::U16 => (0.0, f64::from(u16::MAX)),
+        DType::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        DType::U32 => (0.0, f64::from(u32::MAX)),
+        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::U64 => (0.0, u64::MAX as f64),
+        other => bail!("amax or amin over an empty dimension of {other} values"),
+    };
+    Ok(if max { least } else { most })
 }
 
 /// `max.dim(self, dim, keepdim)` (values and indices) or `argmax(self, dim?, keepdim)`.
@@ -338,6 +362,31 @@ mod tests {
         assert!(run("aten.max", &[f32s(&[0], &[])], &[unknown()]).is_err());
         let t = run1("aten.min", &[tensor(&[2], Data::U8(vec![9, 4]))], unknown()).unwrap();
         assert_eq!(t.data, Data::U8(vec![4]));
+    }
+
+    #[test]
+    fn amax_and_amin_over_an_empty_dimension_give_the_identity() {
+        let reduce = |op: &str, x: Value| {
+            let args = [x, ints(&[1]), Value::Bool(true)];
+            run1(op, &args, unknown()).unwrap()
+        };
+        let t = reduce("aten.amax", f32s(&[2, 0, 3], &[]));
+        assert_eq!(t.shape, vec![2, 1, 3]);
+        assert!(f32_values(&t).iter().all(|&x| x == f32::NEG_INFINITY));
+        let t = reduce("aten.amin", f32s(&[2, 0, 3], &[]));
+        assert!(f32_values(&t).iter().all(|&x| x == f32::INFINITY));
+        let t = reduce("aten.amax", tensor(&[1, 0], Data::Bool(vec![])));
+        assert_eq!(t.data, Data::Bool(vec![false]));
+        let t = reduce("aten.amin", tensor(&[1, 0], Data::I32(vec![])));
+        assert_eq!(t.data, Data::I32(vec![i32::MAX]));
+        let t = reduce("aten.amax", tensor(&[1, 0], Data::I64(vec![])));
+        assert_eq!(t.data, Data::I64(vec![i64::MIN]));
+        // Over a dimension that is not empty, an empty tensor stays empty.
+        let args = [f32s(&[2, 0, 3], &[]), ints(&[2]), Value::Bool(true)];
+        assert_eq!(
+            run1("aten.amax", &args, unknown()).unwrap().shape,
+            vec![2, 0, 1]
+        );
     }
 
     #[test]

@@ -3,13 +3,14 @@
 //!
 //! ```text
 //! matmul(softmax.int(where.ScalarOther?(keep,
-//!     add.Tensor?(div|mul?(matmul(q, kᵀ), scale), mask), fill), -1, none), v)
+//!     add.Tensor?(cap?(div|mul?(matmul(q, kᵀ), scale)), mask), fill), -1, none), v)
+//! cap(x) = mul(tanh(div.Scalar(x, c)), c)          (a soft cap, c one float constant)
 //! ```
 //!
-//! becomes `qlower.attention(q, kᵀ, v, scale, divide, mask, keep, fill)`, whose kernel keeps each
+//! becomes `qlower.attention(q, kᵀ, v, scale, divide, mask, keep, fill, c)`, whose kernel keeps each
 //! head's scores in scratch and gives the same bytes (`kernels::linalg::attention`).
 //! Every intermediate must have the chain as its one reader, and all of it is f32 of
-//! one rank; the scale is a float or a one-element tensor, the mask added with alpha 1
+//! one rank; the two soft cap constants must be equal and positive; the scale is a float or a one-element tensor, the mask added with alpha 1
 //! on either side.
 
 use std::collections::HashMap;
@@ -59,15 +60,15 @@ pub fn match_attention<'c: 'a, 'a>(
         }
         keep = Some((cond, fill));
     }
-    let (scores, mask) = match named(logits, "torch.aten.add.Tensor") {
+    let ((scores, softcap), mask) = match named(logits, "torch.aten.add.Tensor") {
         Some(add) if is_one(add.operand(2).ok()?) => {
             let (a, b) = (add.operand(0).ok()?, add.operand(1).ok()?);
-            match scaled_scores(a, rank, &only_reader) {
+            match capped_scores(a, rank, &only_reader) {
                 Some(s) => (s, Some(b)),
-                None => (scaled_scores(b, rank, &only_reader)?, Some(a)),
+                None => (capped_scores(b, rank, &only_reader)?, Some(a)),
             }
         }
-        _ => (scaled_scores(logits, rank, &only_reader)?, None),
+        _ => (capped_scores(logits, rank, &only_reader)?, None),
     };
     if let Some(m) = mask
         && f32_rank(m)? > rank
@@ -93,8 +94,46 @@ pub fn match_attention<'c: 'a, 'a>(
             mask.map_or(Operand::Const(Value::None), Operand::Ir),
             keep.map_or(Operand::Const(Value::None), |(k, _)| Operand::Ir(k)),
             keep.map_or(Operand::Const(Value::None), |(_, f)| Operand::Ir(f)),
+            softcap.map_or(Operand::Const(Value::None), Operand::Ir),
         ],
     })
+}
+
+/// `x` as scaled scores, soft-capped (`c · tanh(s / c)`, returning the `c` operand) or
+/// not.
+fn capped_scores<'c: 'a, 'a>(
+    x: MlirValue<'c, 'a>,
+    rank: usize,
+    only_reader: &impl Fn(MlirValue) -> bool,
+) -> Option<(Scores<'c, 'a>, Option<MlirValue<'c, 'a>>)> {
+    if let Some((inner, cap)) = soft_cap(x, rank, only_reader) {
+        return Some((scaled_scores(inner, rank, only_reader)?, Some(cap)));
+    }
+    Some((scaled_scores(x, rank, only_reader)?, None))
+}
+
+/// `mul(tanh(div.Scalar(s, c)), c)` with one positive float constant `c`: `s` and `c`.
+fn soft_cap<'c: 'a, 'a>(
+    x: MlirValue<'c, 'a>,
+    rank: usize,
+    only_reader: &impl Fn(MlirValue) -> bool,
+) -> Option<(MlirValue<'c, 'a>, MlirValue<'c, 'a>)> {
+    if f32_rank(x)? != rank || !only_reader(x) {
+        return None;
+    }
+    let outer = named(x, "torch.aten.mul.Scalar")?;
+    let (t, cap) = (outer.operand(0).ok()?, outer.operand(1).ok()?);
+    let tanh = named(t, "torch.aten.tanh")?;
+    let divided = tanh.operand(0).ok()?;
+    if f32_rank(t)? != rank || !only_reader(t) || !only_reader(divided) {
+        return None;
+    }
+    let div = named(divided, "torch.aten.div.Scalar")?;
+    let (c, inner_cap) = (constant_float(cap)?, constant_float(div.operand(1).ok()?)?);
+    if c <= 0.0 || c != inner_cap || f32_rank(div.operand(0).ok()?)? != rank {
+        return None;
+    }
+    Some((div.operand(0).ok()?, cap))
 }
 
 /// `q · kᵀ`, and the scale it is divided (`true`) or multiplied by.

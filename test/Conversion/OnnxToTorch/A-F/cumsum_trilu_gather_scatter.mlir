@@ -70,3 +70,26 @@ func.func @test_scatter_nd(%arg0: !torch.vtensor<[4,4,4],f32>, %arg1: !torch.vte
 // CHECK: %[[V4:.+]] = "torch.constant.bool"() {value = true} : () -> !torch.bool
 // CHECK: %[[V5:.+]] = "torch.aten.index_put"(%arg0, %[[V3]], %arg2, %[[V4]]) : (!torch.vtensor<[4,4,4],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[2,4,4],f32>, !torch.bool) -> !torch.vtensor<[4,4,4],f32>
 // CHECK: return %[[V5]] : !torch.vtensor<[4,4,4],f32>
+
+// reduction mul (max and min alike): data [4, 4, 4] as 16 rows of 4 by its two
+// leading axes, each index tuple (i, j) the row 4·i + j (negative entries wrapped),
+// the updates [2, 4] folded into their rows by scatter_reduce.two "prod" from data's
+// own values, then the table back in data's shape.
+// CHECK-LABEL: func.func @test_scatter_nd_mul(
+// CHECK: %[[TABLE:.+]] = "torch.aten.reshape"(%arg0, {{.+}} -> !torch.vtensor<[16,4],f32>
+// CHECK: "torch.aten.select.int"(%arg1,
+// CHECK: "torch.aten.where.self"
+// CHECK: %[[I:.+]] = "torch.aten.mul.Scalar"
+// CHECK: "torch.aten.select.int"(%arg1,
+// CHECK: %[[J:.+]] = "torch.aten.mul.Scalar"
+// CHECK: %[[ROW:.+]] = "torch.aten.add.Tensor"(%[[I]], %[[J]],
+// CHECK: %[[INDEX:.+]] = "torch.aten.expand"({{.+}} -> !torch.vtensor<[2,4],si64>
+// CHECK: %[[SRC:.+]] = "torch.aten.reshape"(%arg2, {{.+}} -> !torch.vtensor<[2,4],f32>
+// CHECK: %[[PROD:.+]] = "torch.constant.str"() {value = "prod"}
+// CHECK: %[[R:.+]] = "torch.aten.scatter_reduce.two"(%[[TABLE]], %{{.+}}, %[[INDEX]], %[[SRC]], %[[PROD]], %{{.+}}) : {{.+}} -> !torch.vtensor<[16,4],f32>
+// CHECK: %[[OUT:.+]] = "torch.aten.reshape"(%[[R]], {{.+}} -> !torch.vtensor<[4,4,4],f32>
+// CHECK: return %[[OUT]]
+func.func @test_scatter_nd_mul(%arg0: !torch.vtensor<[4,4,4],f32>, %arg1: !torch.vtensor<[2,2],si64>, %arg2: !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[4,4,4],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "mul"} : (!torch.vtensor<[4,4,4],f32>, !torch.vtensor<[2,2],si64>, !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[4,4,4],f32>
+  return %0 : !torch.vtensor<[4,4,4],f32>
+}

@@ -25,10 +25,18 @@ func.func @gather_elements_float_indices(%arg0: !torch.vtensor<[3,3],f32>, %arg1
 
 // -----
 
-// CHECK: error: node 'snd_max' (ScatterND): attribute 'reduction' is 'max': only 'none' and 'add' are lowered (torch's index_put only writes or adds)
-func.func @scatter_nd_max(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[2,1],si64>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
-  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "max"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32> loc("snd_max")
+// CHECK: error: node 'snd_xor' (ScatterND): attribute 'reduction' is 'xor', not one of none, add, mul, max, min
+func.func @scatter_nd_xor(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[2,1],si64>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "xor"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[4],f32> loc("snd_xor")
   return %0 : !torch.vtensor<[4],f32>
+}
+
+// -----
+
+// CHECK: error: node 'snd_max_dyn' (ScatterND): reduction 'amax' needs the shape of data at compile time, but it is [None]
+func.func @scatter_nd_max_dynamic(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[2,1],si64>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "max"} : (!torch.vtensor<[?],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> loc("snd_max_dyn")
+  return %0 : !torch.vtensor<[?],f32>
 }
 
 // -----
