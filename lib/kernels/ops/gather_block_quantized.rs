@@ -141,45 +141,50 @@ impl Layout {
     }
 }
 
-/// Each row's scales as f32.
-struct ScaleRows {
-    values: Vec<f32>,
+/// Each row's scales, read where they lie (the table is not copied: a decode step
+/// reads one row of it).
+struct ScaleRows<'t> {
+    values: &'t Data,
     rows: usize,
     width: usize,
 }
 
-impl ScaleRows {
-    fn of(scales: &Tensor, blocks: usize) -> Result<ScaleRows> {
-        let &[rows, width] = scales.shape.as_slice() else {
+impl<'t> ScaleRows<'t> {
+    fn of(scales: &'t Tensor, blocks: usize) -> Result<ScaleRows<'t>> {
+        let (&[rows, width], None) = (scales.shape.as_slice(), &scales.quant) else {
             bail!(
                 "scales must be [rows, {blocks}], but are {:?}",
                 scales.shape
             );
         };
-        if width != blocks || scales.quant.is_some() {
+        if width != blocks {
             bail!(
                 "scales must be [rows, {blocks}], but are {:?}",
                 scales.shape
             );
         }
-        let values = match &scales.data {
-            Data::F32(v) => v.clone(),
-            Data::F16(v) => v.iter().map(|s| s.to_f32()).collect(),
-            Data::BF16(v) => v.iter().map(|s| s.to_f32()).collect(),
-            _ => bail!(
+        if !matches!(scales.data, Data::F32(_) | Data::F16(_) | Data::BF16(_)) {
+            bail!(
                 "scales must be f32, f16 or bf16, but are {}",
                 scales.dtype()
-            ),
-        };
+            );
+        }
         Ok(ScaleRows {
-            values,
+            values: &scales.data,
             rows,
             width,
         })
     }
 
+    /// The scale as f32: narrower floats widen exactly.
     fn at(&self, row: usize, block: usize) -> f32 {
-        self.values[row * self.width + block]
+        let i = row * self.width + block;
+        match self.values {
+            Data::F32(v) => v[i],
+            Data::F16(v) => v[i].to_f32(),
+            Data::BF16(v) => v[i].to_f32(),
+            _ => f32::NAN,
+        }
     }
 }
 
