@@ -30,7 +30,7 @@ use crate::kernels::{Call, args};
 /// Results: the normalized sum `lead + [H]` and, when declared, the sum itself.
 pub fn embed_layer_norm(c: &Call) -> Result<Vec<Value>> {
     let term_operands = c.args.len().saturating_sub(3);
-    if term_operands == 0 || term_operands % 2 != 0 {
+    if term_operands == 0 || !term_operands.is_multiple_of(2) {
         bail!(
             "{} operands: expected gamma, beta, epsilon and (table, ids) pairs",
             c.args.len()
@@ -131,13 +131,14 @@ impl<'t> Term<'t> {
         let &[vocabulary, hidden] = table.shape.as_slice() else {
             bail!("table {which} must be 2-D, but has shape {:?}", table.shape);
         };
-        let readable = match (&table.data, &table.quant) {
-            (Data::F32(_), None) => true,
-            (Data::U8(_) | Data::I8(_), Some(crate::kernels::tensor::Quant::PerTensor { .. })) => {
-                true
-            }
-            _ => false,
-        };
+        let readable = matches!(
+            (&table.data, &table.quant),
+            (Data::F32(_), None)
+                | (
+                    Data::U8(_) | Data::I8(_),
+                    Some(crate::kernels::tensor::Quant::PerTensor { .. })
+                )
+        );
         if !readable {
             bail!(
                 "table {which} must be f32 or 8-bit quantized per tensor, but is {}",

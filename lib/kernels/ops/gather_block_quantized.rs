@@ -118,7 +118,7 @@ impl Layout {
         };
         let columns = width * (8 / bits as usize);
         let block = match usize::try_from(block) {
-            Ok(b) if b > 0 && columns % b == 0 => b,
+            Ok(b) if b > 0 && columns.is_multiple_of(b) => b,
             _ => bail!("block_size {block} does not divide the table's {columns} columns"),
         };
         Ok(Layout {
@@ -137,7 +137,11 @@ impl Layout {
             return i32::from(packed[j]);
         }
         let byte = packed[j / 2];
-        i32::from(if j % 2 == 0 { byte & 15 } else { byte >> 4 })
+        i32::from(if j.is_multiple_of(2) {
+            byte & 15
+        } else {
+            byte >> 4
+        })
     }
 }
 
@@ -230,7 +234,11 @@ impl<'t> ZeroPointRows<'t> {
             return i32::from(bytes[block]);
         }
         let byte = bytes[block / 2];
-        i32::from(if block % 2 == 0 { byte & 15 } else { byte >> 4 })
+        i32::from(if block.is_multiple_of(2) {
+            byte & 15
+        } else {
+            byte >> 4
+        })
     }
 }
 
@@ -386,7 +394,8 @@ mod tests {
         // (rows, columns, bits, block, zero point bytes a row (0: none), index shape,
         // half scales): both widths, with and without zero points, an odd block count
         // whose 4-bit zero points pad a nibble, and one big enough for the pool.
-        let cases: Vec<(usize, usize, i64, i64, usize, Vec<usize>, bool)> = vec![
+        type Case = (usize, usize, i64, i64, usize, Vec<usize>, bool);
+        let cases: Vec<Case> = vec![
             (10, 64, 4, 16, 0, vec![5], false),
             (10, 64, 4, 32, 1, vec![2, 3], false),
             (7, 96, 4, 32, 2, vec![4], true),

@@ -164,9 +164,7 @@ fn ids_of<'c: 'a, 'a>(flat: MlirValue<'c, 'a>, lead: &[MlirValue]) -> Option<Mli
             return Some(x);
         }
     }
-    let Some((length, ones)) = lead.split_last() else {
-        return None;
-    };
+    let (length, ones) = lead.split_last()?;
     let flat_dims = type_of(flat)?.shape?;
     let [Some(n)] = flat_dims.as_slice() else {
         return None;
