@@ -3,6 +3,7 @@
 //! the unfused IR's where the pattern must not fire. The pass's own IR is checked by
 //! the lit tests in test/Backend/.
 
+mod contrib;
 mod conv_matmul;
 mod elementwise;
 mod lookup_table;

@@ -82,6 +82,17 @@ pub const ATTENTION: &str = "qlower.attention";
 /// rotated, from the first), interleaved (pairs `(2i, 2i + 1)`, else `(i, i + rotary /
 /// 2)`).
 pub const ROTARY_EMBEDDING: &str = "qlower.rotary_embedding";
+/// Rows of a block-quantized table gathered and dequantized, only those
+/// (com.microsoft GatherBlockQuantized, `kernels::ops::gather_block_quantized`):
+/// data (uint8 `[R, W]`, 4 or 8 bits a code, the low nibble first), indices, scales
+/// (`[R, blocks]`), zero points (packed as data, or none), bits, block_size.
+pub const GATHER_BLOCK_QUANTIZED: &str = "qlower.gather_block_quantized";
+/// Rows of two or three tables summed and layer-normalized (com.microsoft
+/// EmbedLayerNormalization and QEmbedLayerNormalization,
+/// `kernels::ops::embed_layer_norm`): gamma, beta, epsilon, then (table, ids) per
+/// term, a table f32 or 8-bit quantized per tensor, or (rows, none) for rows already
+/// gathered. Results: the norm, and the sum when something else reads it.
+pub const EMBED_LAYER_NORM: &str = "qlower.embed_layer_norm";
 /// A chain of f32 element-wise ops run as one pass over memory
 /// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as
 /// `div $0 $1; erf $3`), then the chain's inputs.
@@ -90,6 +101,8 @@ pub const ELEMENTWISE_CHAIN: &str = "qlower.elementwise_chain";
 pub const ALL: &[&str] = &[
     ATTENTION,
     ROTARY_EMBEDDING,
+    GATHER_BLOCK_QUANTIZED,
+    EMBED_LAYER_NORM,
     QLINEAR_CONV,
     QLINEAR_MATMUL,
     DEQUANTIZED_CONV,

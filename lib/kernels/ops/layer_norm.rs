@@ -23,7 +23,12 @@ pub fn lookup(op: &str) -> Option<Kernel> {
 
 /// An optional affine operand (weight or bias): absent, or a float tensor of the
 /// normalized shape (broadcast from fewer leading dimensions, as ONNX allows).
-fn affine(c: &Call, i: usize, normalized: &[usize], what: &str) -> Result<Option<Vec<f64>>> {
+pub(crate) fn affine(
+    c: &Call,
+    i: usize,
+    normalized: &[usize],
+    what: &str,
+) -> Result<Option<Vec<f64>>> {
     let Some(t) = args::opt_tensor(c, i)? else {
         return Ok(None);
     };
@@ -149,7 +154,45 @@ fn apply<T: Copy, O>(
 }
 
 /// Rows whose statistics are computed together.
-const ROWS: usize = 8;
+pub(crate) const ROWS: usize = 8;
+
+/// Up to `ROWS` f32 rows of `n` values (`rows`), normalized into `y`, each row's mean
+/// and 1/std into `means` and `rstds`: the f32 path of `layer_norm`, which fused
+/// kernels that end in a layer norm call for its bytes.
+pub(crate) fn normalize_f32_rows(
+    rows: &[f32],
+    n: usize,
+    eps: f64,
+    affine: (Option<&[f64]>, Option<&[f64]>),
+    y: &mut [f32],
+    means: &mut [f64],
+    rstds: &mut [f64],
+) {
+    let wide = |a: f32| f64::from(a);
+    super::zip::with_avx2(
+        #[inline(always)]
+        || {
+            let mut stats = [(0.0, 0.0); ROWS];
+            if rows.len() == n * ROWS {
+                let rows = std::array::from_fn(|r| &rows[r * n..][..n]);
+                stats = statistics(rows, eps, wide);
+            } else {
+                for (st, row) in stats.iter_mut().zip(rows.chunks_exact(n)) {
+                    [*st] = statistics([row], eps, wide);
+                }
+            }
+            for (((y, row), &(mean, rstd)), (m, s)) in y
+                .chunks_exact_mut(n)
+                .zip(rows.chunks_exact(n))
+                .zip(&stats)
+                .zip(means.iter_mut().zip(rstds.iter_mut()))
+            {
+                apply(row, mean, rstd, affine, wide, y, |r| r as f32);
+                (*m, *s) = (mean, rstd);
+            }
+        },
+    )
+}
 
 fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
     let x = args::tensor(c, 0)?;
@@ -183,34 +226,11 @@ fn layer_norm(c: &Call, stats: bool) -> Result<Vec<Value>> {
         // `ROWS` at a time.
         Data::F32(v) if n > 0 => {
             let mut y = vec![0.0f32; v.len()];
-            let wide = |a: f32| f64::from(a);
             y.par_chunks_mut(n * ROWS)
                 .zip(v.par_chunks(n * ROWS))
                 .zip(means.par_chunks_mut(ROWS).zip(rstds.par_chunks_mut(ROWS)))
                 .for_each(|((y, rows), (means, rstds))| {
-                    super::zip::with_avx2(
-                        #[inline(always)]
-                        || {
-                            let mut stats = [(0.0, 0.0); ROWS];
-                            if rows.len() == n * ROWS {
-                                let rows = std::array::from_fn(|r| &rows[r * n..][..n]);
-                                stats = statistics(rows, eps, wide);
-                            } else {
-                                for (st, row) in stats.iter_mut().zip(rows.chunks_exact(n)) {
-                                    [*st] = statistics([row], eps, wide);
-                                }
-                            }
-                            for (((y, row), &(mean, rstd)), (m, s)) in y
-                                .chunks_exact_mut(n)
-                                .zip(rows.chunks_exact(n))
-                                .zip(&stats)
-                                .zip(means.iter_mut().zip(rstds.iter_mut()))
-                            {
-                                apply(row, mean, rstd, (weight, bias), wide, y, |r| r as f32);
-                                (*m, *s) = (mean, rstd);
-                            }
-                        },
-                    )
+                    normalize_f32_rows(rows, n, eps, (weight, bias), y, means, rstds)
                 });
             Tensor::new(x.shape.clone(), Data::F32(y))?
         }

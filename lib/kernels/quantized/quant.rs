@@ -379,26 +379,61 @@ fn dequantize_run<Q: Narrow>(q: &[Q], y: &mut [f32], scale: f32, zero_point: i32
 fn dequantize_narrow<Q: Narrow>(q: &[Q], params: &Params, simd: bool) -> Vec<f32> {
     let mut out = vec![0.0f32; q.len()];
     for_runs(&mut out, params, |at, y, scale, zero_point| {
-        let q = &q[at..at + y.len()];
-        // Zero points this small keep `q - zero_point` far inside i32 and exact in f32's
-        // conversion; others take the i64 formula.
-        if zero_point.unsigned_abs() > 1 << 24 {
-            for (q, y) in q.iter().zip(y) {
-                *y = (i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale;
-            }
-            return;
-        }
-        let zero_point = zero_point as i32;
-        #[cfg(target_arch = "x86_64")]
-        if simd {
-            // SAFETY: `simd` says the CPU has AVX2.
-            unsafe { simd::dequantize(q, y, scale, zero_point) };
-            return;
-        }
-        let _ = simd;
-        dequantize_run(q, y, scale, zero_point);
+        dequantize_narrow_into(&q[at..at + y.len()], y, scale, zero_point, simd)
     });
     out
+}
+
+/// One run of `q` sharing its parameters, dequantized into `y`.
+fn dequantize_narrow_into<Q: Narrow>(
+    q: &[Q],
+    y: &mut [f32],
+    scale: f32,
+    zero_point: i64,
+    simd: bool,
+) {
+    // Zero points this small keep `q - zero_point` far inside i32 and exact in f32's
+    // conversion; others take the i64 formula.
+    if zero_point.unsigned_abs() > 1 << 24 {
+        for (q, y) in q.iter().zip(y) {
+            *y = (i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale;
+        }
+        return;
+    }
+    let zero_point = zero_point as i32;
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd` says the CPU has AVX2.
+        unsafe { simd::dequantize(q, y, scale, zero_point) };
+        return;
+    }
+    let _ = simd;
+    dequantize_run(q, y, scale, zero_point);
+}
+
+/// The values `dequantize` gives elements `at..at + y.len()` of an 8-bit tensor
+/// quantized per tensor (its storage `data`), written into `y`: for fused kernels
+/// that dequantize only the part of a tensor they read.
+pub(crate) fn dequantize_span(data: &Data, at: usize, y: &mut [f32], quant: &Quant) -> Result<()> {
+    let Quant::PerTensor { scale, zero_point } = quant else {
+        bail!("only a tensor quantized per tensor is dequantized in part");
+    };
+    let params = Params::per_tensor(*scale, *zero_point);
+    let (scale, zero_point) = params.at(0);
+    let end = at.checked_add(y.len());
+    let simd = simd::available();
+    match data {
+        Data::U8(q) => match end.and_then(|end| q.get(at..end)) {
+            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
+        },
+        Data::I8(q) => match end.and_then(|end| q.get(at..end)) {
+            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
+        },
+        other => bail!("{} is not an 8-bit quantized storage", other.dtype()),
+    }
+    Ok(())
 }
 
 /// Elements per rayon task: below this, splitting costs more than it saves.

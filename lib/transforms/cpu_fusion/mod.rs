@@ -5,7 +5,9 @@
 //!
 //! One file per family: float attention, the matmul of a softmax of scaled and
 //! masked scores by v (`attention`), the rotation of rotary position embeddings
-//! (`rotary`), convolutions and matmuls (`conv_matmul`), element-wise add,
+//! (`rotary`), the dequantized rows of a block-quantized table
+//! (`gather_block_quantized`), an embedding sum and its layer norm
+//! (`embed_layer_norm`), convolutions and matmuls (`conv_matmul`), element-wise add,
 //! mul and softmax (`elementwise`), average pools (`avg_pool`), max pools of quantized
 //! or 8-bit integer tensors (`max_pool`), concatenations (`concat`), dynamically quantized convolutions and matmuls (`dynamic`), matmuls
 //! with a blocked 4- or 8-bit weight (`nbits`), element-wise float functions of one
@@ -33,6 +35,8 @@ mod conv_matmul;
 mod dynamic;
 mod elementwise;
 mod elementwise_chain;
+mod embed_layer_norm;
+mod gather_block_quantized;
 mod lookup_table;
 mod max_pool;
 mod nbits;
@@ -77,6 +81,24 @@ pub(super) fn key<'c>(v: impl ValueLike<'c>) -> usize {
     v.to_raw().ptr as usize
 }
 
+/// A fusion, and the values of the chain it replaces that ops outside it still read
+/// (an embedding sum returned beside its norm): the fused op computes them too, as
+/// its results after the root's, and they are replaced by those. Each is read only
+/// after the root, where the fused op goes.
+pub(super) struct Match<'c, 'a> {
+    pub fusion: Fusion<'c, 'a>,
+    pub also: Vec<MlirValue<'c, 'a>>,
+}
+
+impl<'c, 'a> From<Fusion<'c, 'a>> for Match<'c, 'a> {
+    fn from(fusion: Fusion<'c, 'a>) -> Self {
+        Match {
+            fusion,
+            also: Vec::new(),
+        }
+    }
+}
+
 /// Runs the fusion over `module`; returns how many ops it fused.
 pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
     let rewriter = IrRewriter::new(context);
@@ -89,7 +111,7 @@ pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
                 *uses.entry(key(v)).or_default() += 1;
             }
         }
-        let matches: Vec<(OperationRef, Fusion)> = ops
+        let matches: Vec<(OperationRef, Match)> = ops
             .iter()
             .filter_map(|&o| find(o, &uses).map(|f| (o, f)))
             .collect();
@@ -97,7 +119,7 @@ pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
         // roots are replaced afterwards, which redirects any fused op that read
         // another's root to that root's replacement.
         let mut replacements = Vec::with_capacity(matches.len());
-        for (root, fusion) in &matches {
+        for (root, Match { fusion, also }) in &matches {
             rewriter
                 .as_rewriter_base()
                 .set_insertion_point_before(*root);
@@ -110,15 +132,30 @@ pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
                     Operand::Const(c) => materialize(&b, c),
                 })
                 .collect::<Result<Vec<_>>>()?;
-            let types: Vec<Type> = root.results().map(|r| r.r#type()).collect();
+            let types: Vec<Type> = root
+                .results()
+                .map(|r| r.r#type())
+                .chain(also.iter().map(|v| v.r#type()))
+                .collect();
             let op = b.op(fusion.op, &operands, &types, &[])?;
             let results: Vec<MlirValue> = op.results().map(Into::into).collect();
             replacements.push(results);
         }
+        // The extra values first: one may be another match's root, whose replacement
+        // would leave nothing to redirect.
+        for ((root, m), results) in matches.iter().zip(&replacements) {
+            let extra = results.iter().skip(root.result_count());
+            for (&value, &result) in m.also.iter().zip(extra) {
+                rewriter
+                    .as_rewriter_base()
+                    .replace_all_uses_with(value, result);
+            }
+        }
         for ((root, _), results) in matches.iter().zip(&replacements) {
+            let own = &results[..root.result_count().min(results.len())];
             rewriter
                 .as_rewriter_base()
-                .replace_op_with_values(*root, results);
+                .replace_op_with_values(*root, own);
             fused += 1;
         }
     }
@@ -127,6 +164,17 @@ pub fn fuse_for_cpu(context: &Context, module: &mut Module) -> Result<usize> {
 
 /// The fusion rooted at `op`, if any: the op whose result the fused kernel computes.
 fn find<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+    uses: &HashMap<usize, usize>,
+) -> Option<Match<'c, 'a>> {
+    if op_name(op) == "torch.aten.layer_norm" {
+        return embed_layer_norm::match_layer_norm(op, uses);
+    }
+    find_fusion(op, uses).map(Match::from)
+}
+
+/// The fusion rooted at `op` that replaces its results alone.
+fn find_fusion<'c: 'a, 'a>(
     op: OperationRef<'c, 'a>,
     uses: &HashMap<usize, usize>,
 ) -> Option<Fusion<'c, 'a>> {
@@ -149,7 +197,10 @@ fn find<'c: 'a, 'a>(
         "torch.aten.matmul" => {
             nbits::match_matmul(op).or_else(|| attention::match_attention(op, uses))
         }
-        "torch.aten.cat" | "torch.aten.reshape" => rotary::match_rotary(op, uses),
+        "torch.aten.cat" => rotary::match_rotary(op, uses),
+        "torch.aten.reshape" => {
+            rotary::match_rotary(op, uses).or_else(|| gather_block_quantized::match_rows(op))
+        }
         "torch.aten.to.dtype" => max_pool::match_integer(op),
         name if name.starts_with("torch.aten.max_pool") => max_pool::match_bytes(op),
         _ => None,
