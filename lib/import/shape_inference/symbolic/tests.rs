@@ -113,3 +113,14 @@ fn a_slice_from_minus_the_size_to_past_it_is_the_whole_axis() {
         ["[4,seq]"]
     );
 }
+
+#[test]
+fn gather_nd_keeps_the_indices_lead_and_the_data_tail() {
+    let data = (
+        In::new(DType::F32, &[-1, -1, 64]),
+        named(&["batch", "seq", "64"]),
+    );
+    let pairs = (In::new(DType::I64, &[-1, 2]), named(&["batch", "2"]));
+    let node = N::new("GatherND", &["data", "indices"], 1);
+    assert_eq!(infer_named(&node, 13, vec![data, pairs]), ["[batch,64]"]);
+}

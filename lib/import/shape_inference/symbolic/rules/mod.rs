@@ -12,7 +12,7 @@ use super::{Guess, SymValue};
 use crate::import::shape_inference::ctx::Ctx;
 use layers::{gemm, leading, matmul, recurrent, reduce, split, transpose, windowed};
 use vectors::{
-    concat, expand, flatten, gather, range, reshape, shape_of, slice, squeeze, unsqueeze,
+    concat, expand, flatten, gather, gather_nd, range, reshape, shape_of, slice, squeeze, unsqueeze,
 };
 
 /// Ops whose first output has their first input's shape.
@@ -161,6 +161,7 @@ pub(super) fn guess(ctx: &Ctx, domain: &str, inputs: &[Option<&SymValue>]) -> Ve
                 .map(|n| vec![Some(n)]),
         }],
         "Gather" => gather(ctx, &at(0), &at(1)),
+        "GatherND" => one(gather_nd(ctx, &at(0), &at(1))),
         "Concat" => concat(ctx, inputs),
         "Unsqueeze" => unsqueeze(ctx, &at(0)),
         "Squeeze" => squeeze(ctx, &at(0)),

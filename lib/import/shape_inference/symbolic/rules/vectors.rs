@@ -1,5 +1,5 @@
 //! The rules of ops that move or compute shape vectors and sizes: Shape, Gather,
-//! Concat, Unsqueeze, Squeeze, Reshape, Flatten, Expand, Range and Slice.
+//! GatherND, Concat, Unsqueeze, Squeeze, Reshape, Flatten, Expand, Range and Slice.
 
 use super::super::dim::{SymDim, product};
 use super::super::{Guess, SymValue};
@@ -365,4 +365,14 @@ fn cut(e: &[SymDim], start: i64, end: i64, step: i64) -> Option<Vec<SymDim>> {
         }
     }
     Some(out)
+}
+
+/// `indices[:-1] ++ data[batch_dims + k:]`, `k` the indices' last size.
+pub(super) fn gather_nd(ctx: &Ctx, data: &Input, indices: &Input) -> Option<Vec<Option<SymDim>>> {
+    let (d, idx) = (data.dims()?, indices.dims()?);
+    let (last, lead) = idx.split_last()?;
+    let k = usize::try_from(last.as_constant()?).ok()?;
+    let b = usize::try_from(ctx.attrs().int("batch_dims", 0).ok()?).ok()?;
+    let tail = d.get(b.checked_add(k)?..)?;
+    Some(known(lead.iter().chain(tail).cloned().collect()))
 }
