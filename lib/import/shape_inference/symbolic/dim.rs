@@ -104,6 +104,31 @@ impl SymDim {
         Some(SymDim { terms })
     }
 
+    /// `floor(self / c)` (or the ceiling) for a positive `c`: the quotient where it is
+    /// exact, else one name that spells the quotient, `floor((w-1)/2)`. Names are
+    /// canonical, so the same quotient of the same sizes gets the same name wherever
+    /// it is computed (two branches striding the same input agree).
+    pub fn rounded_div(&self, c: i64, ceil: bool) -> Option<SymDim> {
+        if c <= 0 {
+            return None;
+        }
+        if let Some(q) = self.div_exact(&SymDim::constant(c)) {
+            return Some(q);
+        }
+        if let Some(n) = self.as_constant() {
+            let q = n.div_euclid(c);
+            let up = ceil && n.rem_euclid(c) != 0;
+            return Some(SymDim::constant(if up { q.checked_add(1)? } else { q }));
+        }
+        let inner = if self.terms.len() > 1 {
+            format!("({self})")
+        } else {
+            self.to_string()
+        };
+        let round = if ceil { "ceil" } else { "floor" };
+        Some(SymDim::symbol(&format!("{round}({inner}/{c})")))
+    }
+
     /// Whether the value is a product of sizes times a positive constant (never zero
     /// or negative for positive sizes), which a broadcast may take as a dimension.
     pub fn is_monomial(&self) -> bool {
@@ -206,6 +231,32 @@ mod tests {
         assert_eq!(t.to_string(), "2*s+1");
         assert_eq!(c(3).sub(&s("s")).unwrap().to_string(), "-s+3");
         assert_eq!(s("s").mul(&s("s")).unwrap().to_string(), "s*s");
+    }
+
+    #[test]
+    fn rounded_quotients_are_exact_or_one_canonical_name() {
+        let w = s("w");
+        assert_eq!(
+            w.mul(&c(4))
+                .unwrap()
+                .rounded_div(2, false)
+                .unwrap()
+                .to_string(),
+            "2*w"
+        );
+        let odd = w.sub(&c(1)).unwrap();
+        assert_eq!(
+            odd.rounded_div(2, false).unwrap().to_string(),
+            "floor((w-1)/2)"
+        );
+        assert_eq!(
+            odd.rounded_div(2, false),
+            w.add(&c(-1)).unwrap().rounded_div(2, false)
+        );
+        assert_eq!(w.rounded_div(3, true).unwrap().to_string(), "ceil(w/3)");
+        assert_eq!(c(7).rounded_div(2, true).unwrap().as_constant(), Some(4));
+        assert_eq!(c(-7).rounded_div(2, false).unwrap().as_constant(), Some(-4));
+        assert_eq!(w.rounded_div(0, false), None);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The rules of layers: Transpose, MatMul, Gemm, reductions, Split, convolutions and
-//! pools, recurrent layers, and the leading sizes attention ops keep.
+//! pools, Resize, recurrent layers, and the leading sizes attention ops keep.
 
 use super::super::Guess;
 use super::super::dim::SymDim;
-use super::{Input, broadcast_dims, known};
+use super::{Input, broadcast_dims, input, known};
 use crate::import::shape_inference::ctx::Ctx;
 use crate::import::shape_inference::dims;
+use crate::import::shape_inference::symbolic::SymValue;
 
 pub(super) fn transpose(ctx: &Ctx, x: &Input) -> Option<Vec<Option<SymDim>>> {
     let d = x.dims()?;
@@ -134,8 +135,8 @@ pub(super) fn leading(d: &[SymDim], n: usize, rank: usize) -> Vec<Option<SymDim>
 }
 
 /// A convolution's or pool's output: the batch, the channels from the concrete rules,
-/// and each spatial size where stride 1 makes it a polynomial, `in + pads - dilation *
-/// (kernel - 1)` (a stride above 1 floors a quotient, which names cannot carry).
+/// and each spatial size, `in + pads - dilation * (kernel - 1)` at stride 1, a rounded
+/// quotient (`floor((w-1)/2)+1`) at larger strides.
 pub(super) fn windowed(ctx: &Ctx, d: &[SymDim]) -> Vec<Option<SymDim>> {
     let mut out = leading(d, 1, d.len());
     let spatial = d.len().saturating_sub(2);
@@ -167,12 +168,10 @@ pub(super) fn windowed(ctx: &Ctx, d: &[SymDim]) -> Vec<Option<SymDim>> {
     let pads = match auto_pad.as_str() {
         "NOTSET" => attr("pads", 0, 2 * spatial),
         "VALID" => vec![0; 2 * spatial],
-        // With stride 1, SAME keeps every size.
+        // SAME: the input's size over the stride, rounded up.
         _ => {
-            if strides.iter().all(|&s| s == 1) {
-                for a in 0..spatial {
-                    out[a + 2] = Some(d[a + 2].clone());
-                }
+            for (a, &stride) in strides.iter().enumerate().take(spatial) {
+                out[a + 2] = d[a + 2].rounded_div(stride, true);
             }
             return out;
         }
@@ -180,15 +179,23 @@ pub(super) fn windowed(ctx: &Ctx, d: &[SymDim]) -> Vec<Option<SymDim>> {
     if strides.len() != spatial || dilations.len() != spatial || pads.len() != 2 * spatial {
         return out;
     }
+    let ceil = ctx.attrs().int("ceil_mode", 0).unwrap_or(0) != 0;
     for a in 0..spatial {
-        if strides[a] != 1 {
-            continue;
-        }
+        // (in + pads - dilation * (kernel - 1) - 1) / stride + 1, rounded down (up in
+        // ceil mode).
         let shrink = kernel[a]
             .checked_sub(1)
             .and_then(|k| dilations[a].checked_mul(k))
-            .and_then(|k| pads[a].checked_add(pads[a + spatial])?.checked_sub(k));
-        out[a + 2] = shrink.and_then(|c| d[a + 2].add(&SymDim::constant(c)));
+            .and_then(|k| {
+                pads[a]
+                    .checked_add(pads[a + spatial])?
+                    .checked_sub(k)?
+                    .checked_sub(1)
+            });
+        out[a + 2] = shrink
+            .and_then(|c| d[a + 2].add(&SymDim::constant(c)))
+            .and_then(|n| n.rounded_div(strides[a], ceil))
+            .and_then(|q| q.add(&SymDim::constant(1)));
     }
     out
 }
@@ -218,4 +225,47 @@ pub(super) fn recurrent(ctx: &Ctx, x: &[SymDim]) -> Vec<Guess> {
         elements: None,
     };
     vec![guess(y), guess(state.clone()), guess(state)]
+}
+
+/// Resize over every axis by whole-number scales (each size times its scale exactly),
+/// or to sizes computed at run time (`Concat(Shape(x)[:2], Shape(y)[2:])`); other
+/// scales floor a product, which names cannot carry.
+pub(super) fn resize(ctx: &Ctx, inputs: &[Option<&SymValue>]) -> Option<Vec<Option<SymDim>>> {
+    let d = input(ctx, inputs, 0).dims()?;
+    let plain = ctx.attrs().optional_ints("axes").ok()?.is_none()
+        && ctx
+            .attrs()
+            .string("keep_aspect_ratio_policy", "stretch")
+            .ok()?
+            == "stretch"
+        && ctx
+            .attrs()
+            .string("coordinate_transformation_mode", "half_pixel")
+            .ok()?
+            != "tf_crop_and_resize";
+    if !plain {
+        return None;
+    }
+    let (scales_at, sizes_at) = if ctx.opset >= 11 {
+        (2, 3)
+    } else {
+        (1, usize::MAX)
+    };
+    if let Some(sizes) = input(ctx, inputs, sizes_at).elements() {
+        return (sizes.len() == d.len()).then(|| known(sizes));
+    }
+    let scales = ctx.value(scales_at)?.to_f64_vec()?;
+    if scales.len() != d.len() {
+        return None;
+    }
+    Some(
+        d.iter()
+            .zip(scales)
+            .map(|(x, s)| {
+                let whole = s >= 1.0 && s.fract() == 0.0 && s <= f64::from(u16::MAX);
+                // `whole` bounds s, so the cast is exact.
+                whole.then(|| x.mul(&SymDim::constant(s as i64))).flatten()
+            })
+            .collect(),
+    )
 }

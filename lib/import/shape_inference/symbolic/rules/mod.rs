@@ -10,7 +10,7 @@ mod vectors;
 use super::dim::{SymDim, product};
 use super::{Guess, SymValue};
 use crate::import::shape_inference::ctx::Ctx;
-use layers::{gemm, leading, matmul, recurrent, reduce, split, transpose, windowed};
+use layers::{gemm, leading, matmul, recurrent, reduce, resize, split, transpose, windowed};
 use vectors::{
     concat, expand, flatten, gather, gather_nd, range, reshape, shape_of, slice, squeeze, unsqueeze,
 };
@@ -178,6 +178,7 @@ pub(super) fn guess(ctx: &Ctx, domain: &str, inputs: &[Option<&SymValue>]) -> Ve
         "Split" => split(ctx, &at(0)),
         "LSTM" | "GRU" | "RNN" => at(0).dims().map(|d| recurrent(ctx, &d)).unwrap_or_default(),
         // The batch, the rest from the concrete rules.
+        "Resize" => one(resize(ctx, inputs)),
         "ConvTranspose" | "GlobalAveragePool" | "GlobalMaxPool" => {
             one(at(0).dims().map(|d| leading(&d, 1, d.len())))
         }
