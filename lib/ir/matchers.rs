@@ -2,7 +2,7 @@
 //! `torch.constant.*` ops hold. Used by passes and by the plan's pattern matching.
 
 use melior::ir::Value;
-use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute};
+use melior::ir::attribute::{BoolAttribute, FloatAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef, OperationResult};
 
 /// The op whose result `v` is; `None` for block arguments.
@@ -33,6 +33,14 @@ pub fn constant_bool(v: Value) -> Option<bool> {
     BoolAttribute::try_from(op.attribute("value").ok()?)
         .ok()
         .map(|b| b.value())
+}
+
+/// The value of a `torch.constant.str` defining `v`.
+pub fn constant_str(v: Value) -> Option<String> {
+    let op = named(v, "torch.constant.str")?;
+    StringAttribute::try_from(op.attribute("value").ok()?)
+        .ok()
+        .map(|s| s.value().to_string())
 }
 
 /// The value of a `torch.constant.float` defining `v`.

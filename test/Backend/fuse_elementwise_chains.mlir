@@ -146,3 +146,30 @@ module {
     return %1, %3, %5, %6 : !torch.vtensor<[4],si64>, !torch.vtensor<[2,4,3],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
   }
 }
+
+// -----
+
+// BiasGelu and FastGelu lower to a bias add and torch.aten.gelu, erf or tanh form:
+// the gelu is a step of the chain (the kernel runs the op's own vector function); a
+// gelu whose approximation is not a known constant is left alone.
+// CHECK-LABEL: func.func @bias_gelu
+// CHECK: %[[P:.+]] = "torch.constant.str"() {value = "add $0 $1; gelu $2"}
+// CHECK: "qlower.elementwise_chain"(%[[P]], %arg0, %arg1)
+// CHECK: %[[Q:.+]] = "torch.constant.str"() {value = "add $0 $1; gelu_tanh $2"}
+// CHECK: "qlower.elementwise_chain"(%[[Q]], %arg0, %arg1)
+// CHECK: "torch.aten.add.Tensor"
+// CHECK: "torch.aten.gelu"(%{{.+}}, %arg2)
+module {
+  func.func @bias_gelu(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[8],f32>, %arg2: !torch.str) -> (!torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>) {
+    %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+    %none = "torch.constant.str"() {value = "none"} : () -> !torch.str
+    %tanh = "torch.constant.str"() {value = "tanh"} : () -> !torch.str
+    %0 = "torch.aten.add.Tensor"(%arg0, %arg1, %int1) : (!torch.vtensor<[2,8],f32>, !torch.vtensor<[8],f32>, !torch.int) -> !torch.vtensor<[2,8],f32>
+    %1 = "torch.aten.gelu"(%0, %none) : (!torch.vtensor<[2,8],f32>, !torch.str) -> !torch.vtensor<[2,8],f32>
+    %2 = "torch.aten.add.Tensor"(%arg0, %arg1, %int1) : (!torch.vtensor<[2,8],f32>, !torch.vtensor<[8],f32>, !torch.int) -> !torch.vtensor<[2,8],f32>
+    %3 = "torch.aten.gelu"(%2, %tanh) : (!torch.vtensor<[2,8],f32>, !torch.str) -> !torch.vtensor<[2,8],f32>
+    %4 = "torch.aten.add.Tensor"(%arg0, %arg1, %int1) : (!torch.vtensor<[2,8],f32>, !torch.vtensor<[8],f32>, !torch.int) -> !torch.vtensor<[2,8],f32>
+    %5 = "torch.aten.gelu"(%4, %arg2) : (!torch.vtensor<[2,8],f32>, !torch.str) -> !torch.vtensor<[2,8],f32>
+    return %1, %3, %5 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>
+  }
+}

@@ -25,7 +25,7 @@ use super::key;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qlower;
 use crate::dialect::types::{Dim, tensor_type_of_value};
-use crate::ir::matchers::{constant_float, constant_int, defining, op_name};
+use crate::ir::matchers::{constant_float, constant_int, constant_str, defining, op_name};
 use crate::kernels::tensor::dtype::DType;
 use crate::transforms::walk::{module_blocks, operations};
 
@@ -74,6 +74,9 @@ fn f32_shape(v: MlirValue) -> Option<Vec<Dim>> {
 /// element-wise op the kernel computes alike.
 fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<MlirValue<'c, 'a>>)> {
     let name = op_name(op);
+    if name == "torch.aten.gelu" {
+        return gelu_step(op);
+    }
     let (step, arity) = if let Some((_, s)) = UNARY.iter().find(|(n, _)| *n == name) {
         (*s, 1)
     } else {
@@ -98,6 +101,25 @@ fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Ml
     }
     f32_shape(op.result(0).ok()?.into())?;
     Some((step, operands))
+}
+
+/// `torch.aten.gelu(x, approximate)` as the chain's `gelu` or `gelu_tanh` step: the
+/// kernel's steps are the same `vector_math` functions the op's own kernel runs.
+fn gelu_step<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+) -> Option<(&'static str, Vec<MlirValue<'c, 'a>>)> {
+    if op.operand_count() != 2 || op.result_count() != 1 {
+        return None;
+    }
+    let step = match constant_str(op.operand(1).ok()?)?.as_str() {
+        "none" => "gelu",
+        "tanh" => "gelu_tanh",
+        _ => return None,
+    };
+    let x = op.operand(0).ok()?;
+    f32_shape(x)?;
+    f32_shape(op.result(0).ok()?.into())?;
+    Some((step, vec![x]))
 }
 
 /// Whether an input of shape `input` reads the output `out` along one run of axes (or

@@ -19,7 +19,6 @@
 //! it stays. Every intermediate must be read only by the chain (or by a `size.int`
 //! the chain's reshapes read).
 
-use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Value as MlirValue, ValueLike};
 
@@ -27,7 +26,7 @@ use super::elementwise::users_after;
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_int, defining, named, op_name};
+use crate::ir::matchers::{constant_int, constant_str, defining, named, op_name};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
@@ -212,7 +211,7 @@ impl<'c: 'a, 'a> Chain<'c, 'a> {
                 let high = self.read(list.operand(1).ok()?, "torch.aten.div.Scalar_mode")?;
                 let wide = low.operand(0).ok()?;
                 // Floor and truncation agree on the codes, which are never negative.
-                let mode = string_constant(high.operand(2).ok()?)?;
+                let mode = constant_str(high.operand(2).ok()?)?;
                 if high.operand(0).ok()? != wide
                     || constant_int(low.operand(1).ok()?)? != 16
                     || constant_int(high.operand(1).ok()?)? != 16
@@ -283,10 +282,4 @@ fn columns_of(v: MlirValue) -> Option<i64> {
 /// Element `i` of a `torch.prim.ListConstruct` of ints, when it is a constant.
 fn list_constant(list: MlirValue, i: usize) -> Option<i64> {
     constant_int(named(list, "torch.prim.ListConstruct")?.operand(i).ok()?)
-}
-
-fn string_constant(v: MlirValue) -> Option<String> {
-    let op = named(v, "torch.constant.str")?;
-    let attr = StringAttribute::try_from(op.attribute("value").ok()?).ok()?;
-    Some(attr.value().to_string())
 }
