@@ -173,3 +173,37 @@ module {
     return %1, %3, %5 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>
   }
 }
+
+// -----
+
+// Ops of a tensor and a constant scalar (QuickGelu's mul.Scalar, an add.Scalar with
+// alpha 1, rsub's scalar - x) are steps too: the scalar becomes a one-element f32
+// literal input, as their kernels round it to f32; equal scalars are one input. A
+// scalar known only at run time, or an alpha that is not 1, leaves the op alone.
+// CHECK-LABEL: func.func @scalar_steps
+// CHECK: %[[P:.+]] = "torch.constant.str"() {value = "mul $0 $1; sigmoid $4; mul $0 $5; add $6 $2; sub $3 $7; mul $8 $2"}
+// CHECK: %[[A:.+]] = "torch.vtensor.literal"() {value = dense<1.702000e+00> : tensor<f32>}
+// CHECK: %[[B:.+]] = "torch.vtensor.literal"() {value = dense<5.000000e-01> : tensor<f32>}
+// CHECK: %[[C:.+]] = "torch.vtensor.literal"() {value = dense<3.000000e+00> : tensor<f32>}
+// CHECK: "qlower.elementwise_chain"(%[[P]], %arg0, %[[A]], %[[B]], %[[C]])
+// CHECK: "torch.aten.mul.Scalar"(%arg0, %arg1)
+// CHECK: "torch.aten.add.Scalar"
+module {
+  func.func @scalar_steps(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.float) -> (!torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>) {
+    %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+    %int2 = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+    %int3 = "torch.constant.int"() {value = 3 : i64} : () -> !torch.int
+    %alpha = "torch.constant.float"() {value = 1.702 : f64} : () -> !torch.float
+    %half = "torch.constant.float"() {value = 0.5 : f64} : () -> !torch.float
+    %half2 = "torch.constant.float"() {value = 0.5 : f64} : () -> !torch.float
+    %0 = "torch.aten.mul.Scalar"(%arg0, %alpha) : (!torch.vtensor<[2,8],f32>, !torch.float) -> !torch.vtensor<[2,8],f32>
+    %1 = "torch.aten.sigmoid"(%0) : (!torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32>
+    %2 = "torch.aten.mul.Tensor"(%arg0, %1) : (!torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32>
+    %3 = "torch.aten.add.Scalar"(%2, %half, %int1) : (!torch.vtensor<[2,8],f32>, !torch.float, !torch.int) -> !torch.vtensor<[2,8],f32>
+    %4 = "torch.aten.rsub.Scalar"(%3, %int3, %int1) : (!torch.vtensor<[2,8],f32>, !torch.int, !torch.int) -> !torch.vtensor<[2,8],f32>
+    %5 = "torch.aten.mul.Scalar"(%4, %half2) : (!torch.vtensor<[2,8],f32>, !torch.float) -> !torch.vtensor<[2,8],f32>
+    %6 = "torch.aten.mul.Scalar"(%arg0, %arg1) : (!torch.vtensor<[2,8],f32>, !torch.float) -> !torch.vtensor<[2,8],f32>
+    %7 = "torch.aten.add.Scalar"(%arg0, %half, %int2) : (!torch.vtensor<[2,8],f32>, !torch.float, !torch.int) -> !torch.vtensor<[2,8],f32>
+    return %5, %6, %7 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>
+  }
+}

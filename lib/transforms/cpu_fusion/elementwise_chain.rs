@@ -4,7 +4,9 @@
 //! in one pass over memory instead of one pass per op. The GELUs exported models write
 //! out (Pow, Mul, Add, Tanh or Div, Erf, Add, Mul), x·sigmoid(x), and the
 //! `/ statistic · gamma + beta` tails of norms are such groups. The kernel rounds each
-//! step as the op's own kernel does, so the results do not change.
+//! step as the op's own kernel does, so the results do not change. An op of a tensor
+//! and a constant scalar (`mul.Scalar`, QuickGelu's `x · 1.702`) is a step reading the
+//! scalar as a one-element f32 literal, the f32 its own kernel rounds it to.
 //!
 //! A group grows backwards from its last op (the root, whose result may have any
 //! users): an op defining an operand joins when it is fusible, in the same block, of
@@ -54,6 +56,18 @@ const BINARY: &[(&str, &str)] = &[
     ("torch.aten.pow.Tensor_Tensor", "pow"),
 ];
 
+/// Torch ops of a tensor and a scalar: the step each becomes, and whether the scalar is
+/// the step's first operand (`rsub`: `scalar - alpha·x`). The add/sub ones carry an
+/// alpha as their third operand. Their kernels round the scalar to f32 first, so the
+/// chain reads it as a one-element f32 input and rounds each step alike.
+const SCALAR: &[(&str, &str, bool)] = &[
+    ("torch.aten.add.Scalar", "add", false),
+    ("torch.aten.sub.Scalar", "sub", false),
+    ("torch.aten.rsub.Scalar", "sub", true),
+    ("torch.aten.mul.Scalar", "mul", false),
+    ("torch.aten.div.Scalar", "div", false),
+];
+
 /// Ops per chain at most: the kernel keeps a block per step (32 × 8 KiB stays in L2),
 /// and growing a chain rescans its members, which a graph of 100k element-wise ops in a
 /// row would make quadratic. A longer run becomes several chains.
@@ -70,12 +84,46 @@ fn f32_shape(v: MlirValue) -> Option<Vec<Dim>> {
     ty.shape
 }
 
-/// `op` as a chain step: its name and the tensors it reads, when it is an f32
-/// element-wise op the kernel computes alike.
-fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<MlirValue<'c, 'a>>)> {
+/// What a step reads: a tensor, or a constant scalar as the f32 its op's kernel
+/// rounds it to (kept as its bits, so equal scalars are one input).
+#[derive(Clone, Copy)]
+enum Operand<'c, 'a> {
+    Tensor(MlirValue<'c, 'a>),
+    Scalar(u32),
+}
+
+impl<'c, 'a> Operand<'c, 'a> {
+    /// Tells operands apart across both kinds, for the chain's table of inputs.
+    fn id(self) -> (bool, usize) {
+        match self {
+            Operand::Tensor(v) => (false, key(v)),
+            Operand::Scalar(bits) => (true, bits as usize),
+        }
+    }
+
+    fn shape(self) -> Option<Vec<Dim>> {
+        match self {
+            Operand::Tensor(v) => f32_shape(v),
+            Operand::Scalar(_) => Some(Vec::new()),
+        }
+    }
+}
+
+/// Whether `alpha`, the third operand of an add or sub, is the constant 1.
+fn alpha_is_one(op: OperationRef) -> bool {
+    op.operand(2)
+        .is_ok_and(|a| constant_int(a) == Some(1) || constant_float(a) == Some(1.0))
+}
+
+/// `op` as a chain step: its name and what it reads, when it is an f32 element-wise
+/// op the kernel computes alike.
+fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Operand<'c, 'a>>)> {
     let name = op_name(op);
     if name == "torch.aten.gelu" {
         return gelu_step(op);
+    }
+    if let Some(&(_, step, reversed)) = SCALAR.iter().find(|(n, _, _)| *n == name) {
+        return scalar_step(op, step, reversed);
     }
     let (step, arity) = if let Some((_, s)) = UNARY.iter().find(|(n, _)| *n == name) {
         (*s, 1)
@@ -87,11 +135,8 @@ fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Ml
     if op.operand_count() != arity + usize::from(with_alpha) || op.result_count() != 1 {
         return None;
     }
-    if with_alpha {
-        let alpha = op.operand(2).ok()?;
-        if !(constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0)) {
-            return None;
-        }
+    if with_alpha && !alpha_is_one(op) {
+        return None;
     }
     let operands: Vec<MlirValue> = (0..arity)
         .map(|i| op.operand(i).ok())
@@ -100,14 +145,43 @@ fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Ml
         return None;
     }
     f32_shape(op.result(0).ok()?.into())?;
+    Some((step, operands.into_iter().map(Operand::Tensor).collect()))
+}
+
+/// An f32 tensor op with a constant scalar as the `step` of the tensor and the scalar
+/// (`reversed`: of the scalar and the tensor).
+fn scalar_step<'c: 'a, 'a>(
+    op: OperationRef<'c, 'a>,
+    step: &'static str,
+    reversed: bool,
+) -> Option<(&'static str, Vec<Operand<'c, 'a>>)> {
+    let with_alpha = matches!(step, "add" | "sub");
+    if op.operand_count() != 2 + usize::from(with_alpha) || op.result_count() != 1 {
+        return None;
+    }
+    if with_alpha && !alpha_is_one(op) {
+        return None;
+    }
+    let x = op.operand(0).ok()?;
+    f32_shape(x)?;
+    f32_shape(op.result(0).ok()?.into())?;
+    let s = op.operand(1).ok()?;
+    let value = match constant_float(s) {
+        Some(f) => f as f32,
+        None => constant_int(s)? as f64 as f32,
+    };
+    let pair = [Operand::Tensor(x), Operand::Scalar(value.to_bits())];
+    let operands = if reversed {
+        vec![pair[1], pair[0]]
+    } else {
+        pair.to_vec()
+    };
     Some((step, operands))
 }
 
 /// `torch.aten.gelu(x, approximate)` as the chain's `gelu` or `gelu_tanh` step: the
 /// kernel's steps are the same `vector_math` functions the op's own kernel runs.
-fn gelu_step<'c: 'a, 'a>(
-    op: OperationRef<'c, 'a>,
-) -> Option<(&'static str, Vec<MlirValue<'c, 'a>>)> {
+fn gelu_step<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Operand<'c, 'a>>)> {
     if op.operand_count() != 2 || op.result_count() != 1 {
         return None;
     }
@@ -119,7 +193,7 @@ fn gelu_step<'c: 'a, 'a>(
     let x = op.operand(0).ok()?;
     f32_shape(x)?;
     f32_shape(op.result(0).ok()?.into())?;
-    Some((step, vec![x]))
+    Some((step, vec![Operand::Tensor(x)]))
 }
 
 /// Whether an input of shape `input` reads the output `out` along one run of axes (or
@@ -137,7 +211,7 @@ fn reads_along_one_run(input: &[Dim], out: &[Dim]) -> bool {
 /// One chain found: its ops in block order (the root last) and its program's inputs.
 struct Chain<'c, 'a> {
     root: OperationRef<'c, 'a>,
-    inputs: Vec<MlirValue<'c, 'a>>,
+    inputs: Vec<Operand<'c, 'a>>,
     program: String,
 }
 
@@ -163,7 +237,14 @@ pub fn fuse_elementwise_chains(context: &Context, module: &mut Module) -> Result
                 .set_insertion_point_before(chain.root);
             let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), chain.root.location());
             let mut operands = vec![b.str(&chain.program)?];
-            operands.extend(chain.inputs.iter().copied());
+            for input in &chain.inputs {
+                operands.push(match *input {
+                    Operand::Tensor(v) => v,
+                    Operand::Scalar(bits) => {
+                        b.scalar_literal(DType::F32, f64::from(f32::from_bits(bits)))?
+                    }
+                });
+            }
             let types: Vec<Type> = chain.root.results().map(|r| r.r#type()).collect();
             let op = b.op(qlower::ELEMENTWISE_CHAIN, &operands, &types, &[])?;
             let results: Vec<MlirValue> = op.results().map(Into::into).collect();
@@ -221,6 +302,7 @@ fn grow<'c: 'a, 'a>(
         'search: for &m in &members {
             let (_, operands) = step_of(m)?;
             for v in operands {
+                let Operand::Tensor(v) = v else { continue };
                 let Some(d) = defining(v) else { continue };
                 let k = op_key(d);
                 if in_chain.contains(&k) || taken.contains(&k) || !position.contains_key(&k) {
@@ -254,16 +336,20 @@ fn grow<'c: 'a, 'a>(
         .enumerate()
         .filter_map(|(i, m)| Some((key(m.result(0).ok()?), i)))
         .collect();
-    let mut inputs: Vec<MlirValue> = Vec::new();
-    let mut input_index: HashMap<usize, usize> = HashMap::new();
+    let result_of = |v: Operand| match v {
+        Operand::Tensor(v) => results.get(&key(v)).copied(),
+        Operand::Scalar(_) => None,
+    };
+    let mut inputs: Vec<Operand> = Vec::new();
+    let mut input_index: HashMap<(bool, usize), usize> = HashMap::new();
     let mut steps = Vec::with_capacity(members.len());
     for &m in &members {
         for v in step_of(m)?.1 {
-            if !results.contains_key(&key(v)) && !input_index.contains_key(&key(v)) {
-                if !reads_along_one_run(&f32_shape(v)?, &shape) {
+            if result_of(v).is_none() && !input_index.contains_key(&v.id()) {
+                if !reads_along_one_run(&v.shape()?, &shape) {
                     return None;
                 }
-                input_index.insert(key(v), inputs.len());
+                input_index.insert(v.id(), inputs.len());
                 inputs.push(v);
             }
         }
@@ -273,9 +359,9 @@ fn grow<'c: 'a, 'a>(
         let refs = operands
             .iter()
             .map(|v| {
-                let i = match results.get(&key(*v)) {
+                let i = match result_of(*v) {
                     Some(s) => inputs.len() + s,
-                    None => *input_index.get(&key(*v))?,
+                    None => *input_index.get(&v.id())?,
                 };
                 Some(format!("${i}"))
             })
