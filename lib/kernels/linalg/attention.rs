@@ -144,7 +144,6 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
             return false;
         }
         let mut probs = vec![0.0f32; m * n];
-        let mut shifted = vec![0.0f32; n];
         let mut capped = vec![0.0f32; if softcap.is_some() { n } else { 0 }];
         for (i, (s, p)) in scores.chunks_mut(n).zip(probs.chunks_mut(n)).enumerate() {
             let mask_row = match &mask {
@@ -181,7 +180,7 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
                     }
                 }
             }
-            softmax_row(s, &mut shifted, p);
+            softmax_row(s, p);
         }
         sgemm::multiply(view(&probs, m, n), view(vb, n, d), y, d, Threads::One)
     };

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::row_reduce::{max_or_nan, sum_f64};
-use super::vector_math::{Func, map_on};
+use super::vector_math::{Func, map_on, softmax_row_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::data::{Prec, cast, from_f64};
 use crate::kernels::tensor::dtype::DType;
@@ -193,11 +193,9 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     if size == 0 {
         return y;
     }
-    // Rows in order, the shifted values in one scratch row per task.
     let rows = |x: &[f32], y: &mut [f32]| {
-        let mut shifted = vec![0.0f32; size];
         for (x, y) in x.chunks(size).zip(y.chunks_mut(size)) {
-            softmax_row(x, &mut shifted, y);
+            softmax_row(x, y);
         }
     };
     if x.len() >= 1 << 15 {
@@ -211,15 +209,22 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     y
 }
 
-/// Softmax of one f32 row `x` into `y`, `shifted` a scratch row of its length:
-/// `softmax_rows`' arithmetic, which the fused attention kernel shares so that it
-/// gives the bytes of the unfused ops.
-pub(crate) fn softmax_row(x: &[f32], shifted: &mut [f32], y: &mut [f32]) {
-    let max = max_or_nan(x);
-    for (s, &v) in shifted.iter_mut().zip(x) {
-        *s = v - max;
+/// Softmax of one f32 row `x` into `y`: `softmax_rows`' arithmetic, which the fused
+/// attention kernel shares so that it gives the bytes of the unfused ops. The passes
+/// run in one vector function (`vector_math::softmax_row_on`); a row whose sum is NaN
+/// runs them one by one, with a maximum that keeps the NaN.
+pub(crate) fn softmax_row(x: &[f32], y: &mut [f32]) {
+    if !softmax_row_on(Isa::best(), x, y) {
+        softmax_row_in_passes(x, y);
     }
-    map_on(Isa::best(), Func::Exp, shifted, y);
+}
+
+/// The softmax row as separate passes: the maximum (NaN when any element is), the
+/// shifted values, their exponentials, the f64 sum in lanes, the scaling.
+fn softmax_row_in_passes(x: &[f32], y: &mut [f32]) {
+    let max = max_or_nan(x);
+    let shifted: Vec<f32> = x.iter().map(|v| v - max).collect();
+    map_on(Isa::best(), Func::Exp, &shifted, y);
     let sum = sum_f64(y) as f32;
     let inv = (1.0 / f64::from(sum)) as f32;
     for e in y.iter_mut() {
@@ -304,6 +309,53 @@ mod tests {
             let o = r(b[ch] as f64 - r(m[ch] as f64 * s));
             let want = r(r(xv as f64 * s) + o) as f32;
             assert_eq!(got.to_bits(), want.to_bits(), "element {i}");
+        }
+    }
+
+    #[test]
+    fn softmax_row_gives_the_bytes_of_separate_passes_on_every_path() {
+        use super::softmax_row_in_passes;
+        use crate::kernels::isa::Isa;
+        use crate::kernels::ops::vector_math::softmax_row_on;
+        // Lengths around the 16 lanes and the vector widths; values across magnitudes,
+        // a row dominated by one value, a masked row, infinities and a NaN.
+        for n in [0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 128, 333] {
+            let rows: Vec<Vec<f32>> = vec![
+                (0..n)
+                    .map(|i| ((i * 7919) % 1013) as f32 * 0.0137 - 6.9)
+                    .collect(),
+                (0..n)
+                    .map(|i| if i == n / 2 { 80.0 } else { -(i as f32) * 0.5 })
+                    .collect(),
+                (0..n)
+                    .map(|i| if i % 3 == 0 { f32::MIN } else { i as f32 })
+                    .collect(),
+                (0..n)
+                    .map(|i| if i == 1 { f32::INFINITY } else { 1.0 })
+                    .collect(),
+                (0..n)
+                    .map(|i| if i == n / 3 { f32::NAN } else { 0.25 })
+                    .collect(),
+            ];
+            for x in &rows {
+                let mut want = vec![0.0f32; n];
+                softmax_row_in_passes(x, &mut want);
+                for isa in [Isa::Portable, Isa::Avx2, Isa::Avx512Vnni] {
+                    if !isa.available() {
+                        continue;
+                    }
+                    let mut got = vec![0.0f32; n];
+                    if !softmax_row_on(isa, x, &mut got) {
+                        assert!(x.iter().any(|v| !v.is_finite()), "n {n} {isa:?}: {x:?}");
+                        continue;
+                    }
+                    let same = got
+                        .iter()
+                        .zip(&want)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same, "n {n} {isa:?}: {got:?} vs {want:?}");
+                }
+            }
         }
     }
 

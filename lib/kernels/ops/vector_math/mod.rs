@@ -14,6 +14,7 @@ mod erf;
 mod exp;
 mod lanes;
 mod log;
+mod softmax;
 #[cfg(test)]
 mod tests;
 
@@ -112,6 +113,37 @@ pub(crate) fn zip_on(isa: Isa, op: Arith, a: &[f32], b: &[f32], out: &mut [f32])
     }
     let _ = isa;
     by_arith::<f32>(op, a, b, out);
+}
+
+/// `exp(x - max) / Σ exp(x - max)` of one row `x` into `y` (as long), `max` being its
+/// maximum (`softmax::softmax_row` says how it rounds), on `isa`, which the CPU must
+/// have; `false` when the sum is NaN, and `y` is to be recomputed.
+pub(crate) fn softmax_row_on(isa: Isa, x: &[f32], y: &mut [f32]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if isa >= Isa::Avx512Vnni && isa.available() {
+            // SAFETY: the level's features were detected on this CPU.
+            return unsafe { softmax_avx512(x, y) };
+        }
+        if isa >= Isa::Avx2 && isa.available() {
+            // SAFETY: as above.
+            return unsafe { softmax_avx2(x, y) };
+        }
+    }
+    let _ = isa;
+    softmax::softmax_row::<f32>(x, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn softmax_avx2(x: &[f32], y: &mut [f32]) -> bool {
+    softmax::softmax_row::<avx2::Avx2>(x, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+fn softmax_avx512(x: &[f32], y: &mut [f32]) -> bool {
+    softmax::softmax_row::<avx512::Avx512>(x, y)
 }
 
 #[cfg(target_arch = "x86_64")]
