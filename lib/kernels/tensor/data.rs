@@ -12,6 +12,7 @@ use half::{bf16, f16};
 use crate::kernels::tensor::Data;
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::float8::{self, Float8};
+use crate::kernels::tensor::transpose;
 
 /// Rebuilds `data` with the same variant from a body that maps its `Vec<T>` (bound to
 /// `$v`) to a new `Vec<T>`.
@@ -106,31 +107,10 @@ pub fn transpose_matrices(data: &Data, batch: usize, rows: usize, cols: usize) -
     if data.len() != n {
         return None;
     }
-    Some(map_same!(data, v => transpose_tiles(v, rows, cols)))
-}
-
-/// Square tiles, so reads and writes both stay within a few cache lines at a time
-/// (the element-by-element gather strides through the whole source on every row).
-fn transpose_tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<T> {
-    const TILE: usize = 32;
-    let mut out = vec![T::default(); v.len()];
-    let size = rows * cols;
-    if size == 0 {
-        return out;
+    if let Data::F32(v) = data {
+        return Some(Data::F32(transpose::f32_tiles(v, rows, cols)));
     }
-    for (src, dst) in v.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
-        for i0 in (0..rows).step_by(TILE) {
-            for j0 in (0..cols).step_by(TILE) {
-                for i in i0..(i0 + TILE).min(rows) {
-                    let row = &src[i * cols..(i + 1) * cols];
-                    for j in j0..(j0 + TILE).min(cols) {
-                        dst[j * rows + i] = row[j];
-                    }
-                }
-            }
-        }
-    }
-    out
+    Some(map_same!(data, v => transpose::tiles(v, rows, cols)))
 }
 
 /// `n` elements of `fill` (a one-element storage of `data`'s type), with the runs

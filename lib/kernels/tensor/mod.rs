@@ -9,6 +9,7 @@ pub mod elem;
 pub mod float8;
 pub mod layout;
 pub mod tensor_type;
+pub mod transpose;
 pub mod value;
 
 use anyhow::{Result, bail};
