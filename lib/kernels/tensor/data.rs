@@ -88,16 +88,32 @@ pub fn pick_along(data: &Data, outer: usize, size: usize, inner: usize, picked: 
         let mut out = Vec::with_capacity(outer * picked.len() * inner);
         // An empty block (a zero-sized dimension) picks nothing.
         for block in v.chunks_exact((size * inner).max(1)).take(outer).filter(|_| size * inner > 0) {
-            if inner == 1 {
-                out.extend(picked.iter().map(|&p| block[p]));
-            } else {
-                for &p in picked {
-                    out.extend_from_slice(&block[p * inner..][..inner]);
+            match inner {
+                1 => out.extend(picked.iter().map(|&p| block[p])),
+                2 => pick_rows::<_, 2>(block, picked, &mut out),
+                4 => pick_rows::<_, 4>(block, picked, &mut out),
+                8 => pick_rows::<_, 8>(block, picked, &mut out),
+                _ => {
+                    for &p in picked {
+                        out.extend_from_slice(&block[p * inner..][..inner]);
+                    }
                 }
             }
         }
         out
     })
+}
+
+/// The rows `picked` of `block`, rows of `K` elements, appended to `out`: a copy of a
+/// length known when compiling is a few moves, where a slice of a few elements went
+/// through `memcpy` (a relative position bias gathers 16K rows of 4 bytes, at 2.5 ns
+/// a row).
+fn pick_rows<T: Copy, const K: usize>(block: &[T], picked: &[usize], out: &mut Vec<T>) {
+    for &p in picked {
+        if let Some(row) = block[p * K..].first_chunk::<K>() {
+            out.extend_from_slice(row);
+        }
+    }
 }
 
 /// `data` as `batch` matrices of `rows × cols`, each transposed. `None` when the sizes
