@@ -97,6 +97,9 @@ fn where_(c: &Call) -> Result<Vec<Value>> {
     }
     let (a, b) = (arg(c, 1)?, arg(c, 2)?);
     let dtype = out_dtype(c, &[a, b])?;
+    if let Some(data) = same_shape_select(t, &a, &b, dtype) {
+        return args::ret(c, Tensor::new(t.shape.clone(), data)?);
+    }
     let pick = |x: &[i64]| Ok(if x[0] != 0 { x[1] } else { x[2] });
     let (shape, data) = if is_float(dtype) {
         // The condition's 0 and 1 are exact at any precision.
@@ -109,6 +112,41 @@ fn where_(c: &Call) -> Result<Vec<Value>> {
         (shape, from_i64(dtype, &v))
     };
     args::ret(c, Tensor::new(shape, data)?)
+}
+
+/// `where` of three tensors of one shape whose values are already of the result's
+/// type: each element picked as it is (through the general path's i64 or f64 each
+/// took a conversion both ways). `None` for anything else.
+fn same_shape_select(cond: &Tensor, a: &Arg, b: &Arg, dtype: DType) -> Option<Data> {
+    let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) else {
+        return None;
+    };
+    if a.shape != cond.shape || b.shape != cond.shape || a.dtype() != dtype || b.dtype() != dtype {
+        return None;
+    }
+    fn pick<T: Copy>(keep: impl Iterator<Item = bool>, a: &[T], b: &[T]) -> Vec<T> {
+        keep.zip(a.iter().zip(b))
+            .map(|(k, (&x, &y))| if k { x } else { y })
+            .collect()
+    }
+    macro_rules! select {
+        ($keep:expr) => {
+            match (&a.data, &b.data) {
+                (Data::F32(x), Data::F32(y)) => Data::F32(pick($keep, x, y)),
+                (Data::I64(x), Data::I64(y)) => Data::I64(pick($keep, x, y)),
+                (Data::I32(x), Data::I32(y)) => Data::I32(pick($keep, x, y)),
+                (Data::U8(x), Data::U8(y)) => Data::U8(pick($keep, x, y)),
+                (Data::I8(x), Data::I8(y)) => Data::I8(pick($keep, x, y)),
+                (Data::Bool(x), Data::Bool(y)) => Data::Bool(pick($keep, x, y)),
+                _ => return None,
+            }
+        };
+    }
+    Some(match &cond.data {
+        Data::Bool(k) => select!(k.iter().copied()),
+        Data::U8(k) => select!(k.iter().map(|&v| v != 0)),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -135,6 +173,30 @@ mod tests {
         assert_eq!(t.data, Data::Bool(vec![true, false]));
         let t = run1("aten.eq.Tensor", &[f.clone(), f], unknown()).unwrap();
         assert_eq!(t.data, Data::Bool(vec![false, true]));
+    }
+
+    #[test]
+    fn where_of_one_shape_picks_as_the_broadcasting_path() {
+        // The same selection with `b` whole (the direct path) and as a row repeated
+        // over the rows (the general path), with a NaN and a negative zero to carry.
+        let keep = vec![true, false, false, true, false, true];
+        let cond = tensor(&[2, 3], Data::Bool(keep));
+        let a = f32s(&[2, 3], &[1.0, f32::NAN, -0.0, 4.0, 5.0, 6.0]);
+        let row = [-1.0, -0.0, f32::NAN];
+        let b_whole = f32s(&[2, 3], &[row, row].concat());
+        let b_row = f32s(&[1, 3], &row);
+        let direct = run1(
+            "aten.where.self",
+            &[cond.clone(), a.clone(), b_whole],
+            unknown(),
+        )
+        .unwrap();
+        let general = run1("aten.where.self", &[cond, a, b_row], unknown()).unwrap();
+        let bits = |t: &crate::kernels::tensor::Tensor| -> Vec<u32> {
+            f32_values(t).iter().map(|v| v.to_bits()).collect()
+        };
+        assert_eq!(direct.shape, general.shape);
+        assert_eq!(bits(&direct), bits(&general));
     }
 
     #[test]
