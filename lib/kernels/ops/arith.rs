@@ -5,7 +5,8 @@
 use anyhow::{Result, bail};
 
 use super::zip::{
-    Arg, arg, fast_f32_binary, float_result, int_result, opt_arg, out_dtype, zip_float, zip_int,
+    Arg, arg, fast_f32_binary, fast_i64_binary, float_result, int_result, opt_arg, out_dtype,
+    zip_float, zip_int,
 };
 use crate::kernels::tensor::data::{Prec, is_float};
 use crate::kernels::tensor::dtype::DType;
@@ -81,6 +82,13 @@ fn linear(c: &Call, a: Arg, b: Arg, sign: i64) -> Result<Vec<Value>> {
             None => 1,
             Some(a) => scalar_int(a)?,
         };
+        if dtype == DType::I64
+            && let Some((shape, v)) = fast_i64_binary(&a, &b, |x, y| {
+                x.wrapping_add(y.wrapping_mul(alpha).wrapping_mul(sign))
+            })
+        {
+            return args::ret(c, Tensor::new(shape, Data::I64(v))?);
+        }
         let (shape, v) = zip_int(&[a, b], |x| {
             let scaled = x[1].wrapping_mul(alpha).wrapping_mul(sign);
             Ok(x[0].wrapping_add(scaled))
@@ -118,6 +126,10 @@ fn mul(c: &Call) -> Result<Vec<Value>> {
     if is_float(dtype) {
         let (shape, v) = zip_float(&[a, b], Prec(dtype), |x| x[0] * x[1])?;
         float_result(c, shape, &v, dtype)
+    } else if dtype == DType::I64
+        && let Some((shape, v)) = fast_i64_binary(&a, &b, |x, y| x.wrapping_mul(y))
+    {
+        args::ret(c, Tensor::new(shape, Data::I64(v))?)
     } else {
         let (shape, v) = zip_int(&[a, b], |x| Ok(x[0].wrapping_mul(x[1])))?;
         int_result(c, shape, &v, dtype)

@@ -4,7 +4,7 @@
 use anyhow::{Result, bail};
 
 use super::promote::result_type;
-use super::zip::{Arg, arg, out_dtype, zip, zip_float, zip_int};
+use super::zip::{Arg, arg, fast_i64_binary, out_dtype, zip, zip_float, zip_int};
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64, is_float};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
@@ -69,6 +69,11 @@ fn compare(c: &Call, test: impl Fn(std::cmp::Ordering) -> bool) -> Result<Vec<Va
         zip(&inputs, |x| {
             Ok(x[0].partial_cmp(&x[1]).map_or(nan_result, &test))
         })?
+    } else if let Some(fast) = (common == DType::I64)
+        .then(|| fast_i64_binary(&a, &b, |x, y| test(x.cmp(&y))))
+        .flatten()
+    {
+        fast
     } else {
         let inputs: Vec<(&[usize], Vec<i64>)> =
             operands.iter().map(|a| (a.shape(), a.ints())).collect();

@@ -6,7 +6,8 @@
 use anyhow::{Result, bail};
 
 use super::zip::{
-    Arg, arg, fast_f32_unary, float_result, int_result, out_dtype, scalar_f32, zip_float, zip_int,
+    Arg, arg, fast_f32_unary, fast_i64_binary, float_result, int_result, out_dtype, scalar_f32,
+    zip_float, zip_int,
 };
 use crate::kernels::tensor::data::{Prec, from_i64, is_float};
 use crate::kernels::tensor::dtype::DType;
@@ -208,6 +209,11 @@ fn extreme(c: &Call, max: bool) -> Result<Vec<Value>> {
             }
         })?;
         float_result(c, shape, &v, dtype)
+    } else if dtype == DType::I64
+        && let Some((shape, v)) =
+            fast_i64_binary(&a, &b, |x, y| if max { x.max(y) } else { x.min(y) })
+    {
+        args::ret(c, Tensor::new(shape, Data::I64(v))?)
     } else {
         let (shape, v) = zip_int(&[a, b], |x| {
             Ok(if max { x[0].max(x[1]) } else { x[0].min(x[1]) })

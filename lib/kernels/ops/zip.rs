@@ -466,6 +466,50 @@ pub fn fast_f32_binary(
     Some((shape.to_vec(), out))
 }
 
+/// An operand of the i64 fast path: an i64 tensor's values, or one value.
+#[derive(Clone, Copy)]
+enum I64<'a> {
+    Values(&'a [i64]),
+    One(i64),
+}
+
+impl<'a> I64<'a> {
+    fn of(a: &Arg<'a>) -> Option<(&'a [usize], I64<'a>)> {
+        Some(match a {
+            Arg::Tensor(t) => match &t.data {
+                Data::I64(v) if v.len() == 1 => (&t.shape[..], I64::One(v[0])),
+                Data::I64(v) => (&t.shape[..], I64::Values(v)),
+                _ => return None,
+            },
+            Arg::Int(v) => (&[][..], I64::One(*v)),
+            _ => return None,
+        })
+    }
+}
+
+/// `f` over two i64 operands of one shape, or one of them a single value, with no
+/// conversions (the general path copies each operand to i64 and checks each result):
+/// the integer ops of position-bucket and mask subgraphs. `None` for other operands.
+pub fn fast_i64_binary<R>(
+    a: &Arg,
+    b: &Arg,
+    f: impl Fn(i64, i64) -> R,
+) -> Option<(Vec<usize>, Vec<R>)> {
+    let ((sa, va), (sb, vb)) = (I64::of(a)?, I64::of(b)?);
+    let shape = broadcast_shapes(sa, sb).ok()?;
+    let n = result_count(&shape).ok()?;
+    let v = match (va, vb) {
+        (I64::Values(x), I64::Values(y)) if x.len() == n && y.len() == n => {
+            x.iter().zip(y).map(|(&x, &y)| f(x, y)).collect()
+        }
+        (I64::Values(x), I64::One(y)) if x.len() == n => x.iter().map(|&x| f(x, y)).collect(),
+        (I64::One(x), I64::Values(y)) if y.len() == n => y.iter().map(|&y| f(x, y)).collect(),
+        (I64::One(x), I64::One(y)) if n == 1 => vec![f(x, y)],
+        _ => return None,
+    };
+    Some((shape, v))
+}
+
 /// `f` over `args` in the i64 domain.
 pub fn zip_int(args: &[Arg], f: impl Fn(&[i64]) -> Result<i64>) -> Result<(Vec<usize>, Vec<i64>)> {
     let inputs: Vec<(&[usize], Vec<i64>)> = args.iter().map(|a| (a.shape(), a.ints())).collect();
@@ -498,6 +542,28 @@ pub fn int_result(c: &Call, shape: Vec<usize>, v: &[i64], dtype: DType) -> Resul
 mod tests {
     use super::*;
     use crate::kernels::tensor::Data;
+
+    #[test]
+    fn i64_fast_path_equals_the_general_path_where_it_applies() {
+        let a = Tensor::new(vec![2, 3], Data::I64(vec![-4, 7, i64::MAX, 0, 3, -9])).unwrap();
+        let b = Tensor::new(vec![2, 3], Data::I64(vec![5, -7, 1, 0, 2, 9])).unwrap();
+        let one = Tensor::new(vec![1, 1, 1], Data::I64(vec![3])).unwrap();
+        let row = Tensor::new(vec![3], Data::I64(vec![1, 2, 3])).unwrap();
+        let f = |x: i64, y: i64| x.wrapping_mul(y).wrapping_sub(y);
+        let cases = [
+            (Arg::Tensor(&a), Arg::Tensor(&b)),
+            (Arg::Tensor(&a), Arg::Int(-2)),
+            (Arg::Int(11), Arg::Tensor(&b)),
+            (Arg::Tensor(&a), Arg::Tensor(&one)),
+        ];
+        for (x, y) in cases {
+            let fast = fast_i64_binary(&x, &y, f).unwrap();
+            let general = zip_int(&[x, y], |v| Ok(f(v[0], v[1]))).unwrap();
+            assert_eq!(fast, general);
+        }
+        // A broadcast along a row is left to the general path.
+        assert!(fast_i64_binary(&Arg::Tensor(&a), &Arg::Tensor(&row), f).is_none());
+    }
 
     #[test]
     fn operands_broadcast_against_each_other_and_scalars() {
