@@ -187,14 +187,20 @@ fn skip_layer_norm<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowe
     let shape = trailing_sizes(t, sum, &dims, axis)?;
     let y_type = b.result_type(0)?;
     let operands = [sum, shape, gamma, beta, eps];
-    if b.result_count() == 1 {
+    // The statistics only when something reads them: a model that lists output 3 (the
+    // sum, the next block's residual) and not 1 or 2 gets the plain layer norm, which
+    // the CPU backend fuses with the sum.
+    let stats_read = (1..3).any(|i| i < b.result_count() && b.is_result_used(i));
+    if !stats_read {
         let cudnn = t.bool(false)?;
         let y = t.aten_tensor(
             "layer_norm",
             &[sum, shape, gamma, beta, eps, cudnn],
             &y_type,
         )?;
-        return Ok(vec![y]);
+        // Outputs 1 and 2 are listed but unread: they get the norm's value, so that the
+        // op's results all exist.
+        return outputs(b, vec![Some(y), Some(y), Some(y), Some(sum)]);
     }
     let stats = b.result_type(1)?;
     let types = [

@@ -150,3 +150,29 @@ fn embedding_norms_are_the_unfused_bytes() {
     ];
     assert_fused_equals_unfused(file, "quantized_three_terms", op, &inputs);
 }
+
+/// f32 values of both signs across magnitudes, so that sums, squares and means round.
+fn signed(seed: u64, shape: &[usize]) -> Tensor {
+    let v = test_bytes(seed, shape.iter().product())
+        .iter()
+        .map(|&b| (f32::from(b) - 127.5) * 0.0371)
+        .collect();
+    Tensor::new(shape.to_vec(), Data::F32(v)).unwrap()
+}
+
+#[test]
+fn residual_norms_are_the_unfused_bytes() {
+    let file = "fuse_for_cpu_norms.mlir";
+    let (x, y) = (signed(1, &[2, 3, 8]), signed(2, &[2, 3, 8]));
+    let row = |seed| signed(seed, &[8]);
+    assert_fused_equals_unfused(
+        file,
+        "skip_layer_norm_sum_returned",
+        "qlower.skip_layer_norm",
+        &[x.clone(), y.clone(), row(3), row(4), row(5)],
+    );
+    // Unknown sequence, run at 13 rows: a block of 8 and a ragged one.
+    let (a, b) = (signed(6, &[1, 13, 8]), signed(7, &[1, 13, 8]));
+    assert_fused_equals_unfused(file, "rms_t5_form", "qlower.rms_norm", &[a, b, row(8)]);
+    assert_fused_equals_unfused(file, "rms_lowering_form", "qlower.rms_norm", &[x, row(9)]);
+}

@@ -93,6 +93,18 @@ pub const GATHER_BLOCK_QUANTIZED: &str = "qlower.gather_block_quantized";
 /// term, a table f32 or 8-bit quantized per tensor, or (rows, none) for rows already
 /// gathered. Results: the norm, and the sum when something else reads it.
 pub const EMBED_LAYER_NORM: &str = "qlower.embed_layer_norm";
+/// A layer norm over the last axis of a residual sum (com.microsoft
+/// SkipLayerNormalization, a transformer block's `LayerNorm(x + residual)`,
+/// `kernels::ops::skip_norm`): a, b (or none), c (or none), summed `(a + b) + c`,
+/// then gamma (or none), beta (or none), epsilon. Results: the norm, and the sum when
+/// something else reads it.
+pub const SKIP_LAYER_NORM: &str = "qlower.skip_layer_norm";
+/// An RMS norm over the last axis, of a residual sum or of one tensor
+/// ((Skip)SimplifiedLayerNormalization, RMSNormalization, T5's and LLaMA's exported
+/// norms, `kernels::ops::skip_norm`): a, b (or none), c (or none), gamma (or none),
+/// epsilon, whether gamma is the first factor of its product. Results: the norm, and
+/// the sum when something else reads it.
+pub const RMS_NORM: &str = "qlower.rms_norm";
 /// A chain of f32 element-wise ops run as one pass over memory
 /// (`kernels::ops::elementwise_chain`): the program (a `!torch.str` of steps such as
 /// `div $0 $1; erf $3`), then the chain's inputs.
@@ -103,6 +115,8 @@ pub const ALL: &[&str] = &[
     ROTARY_EMBEDDING,
     GATHER_BLOCK_QUANTIZED,
     EMBED_LAYER_NORM,
+    SKIP_LAYER_NORM,
+    RMS_NORM,
     QLINEAR_CONV,
     QLINEAR_MATMUL,
     DEQUANTIZED_CONV,

@@ -6,7 +6,7 @@ use crate::kernels::linalg::{attention, nbits};
 use crate::kernels::ops::elementwise_chain;
 use crate::kernels::ops::pool;
 use crate::kernels::ops::rotary_embedding;
-use crate::kernels::ops::{embed_layer_norm, gather_block_quantized};
+use crate::kernels::ops::{embed_layer_norm, gather_block_quantized, skip_norm};
 use crate::kernels::quantized::{
     dynamic_linear, lookup_table, qlinear, qlinear_binary, qlinear_concat, qlinear_pool,
     qlinear_softmax, quantized_operands,
@@ -26,6 +26,8 @@ pub fn lookup(name: &str) -> Option<FusedKernel> {
         qlower::ROTARY_EMBEDDING => (rotary_embedding::rotary_embedding, None),
         qlower::GATHER_BLOCK_QUANTIZED => (gather_block_quantized::gather_block_quantized, None),
         qlower::EMBED_LAYER_NORM => (embed_layer_norm::embed_layer_norm, None),
+        qlower::SKIP_LAYER_NORM => (skip_norm::skip_layer_norm, None),
+        qlower::RMS_NORM => (skip_norm::rms_norm, None),
         qlower::QLINEAR_CONV => (qlinear::qlinear_conv, Some(qlinear::prepare_conv)),
         qlower::QLINEAR_MATMUL => (qlinear::qlinear_matmul, Some(qlinear::prepare_matmul)),
         qlower::DEQUANTIZED_CONV => (

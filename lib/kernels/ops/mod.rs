@@ -40,6 +40,7 @@ pub mod scalar;
 pub mod scatter_gather;
 pub mod select;
 pub mod shape;
+pub mod skip_norm;
 pub mod smooth;
 pub mod tile;
 pub mod triangle;

@@ -45,6 +45,7 @@ mod redundant_clamp;
 mod requantized_lookup;
 mod rotary;
 mod sink_dequantize;
+mod skip_norm;
 
 pub use compose_lookups::compose_lookups;
 pub use elementwise_chain::fuse_elementwise_chains;
@@ -167,8 +168,17 @@ fn find<'c: 'a, 'a>(
     op: OperationRef<'c, 'a>,
     uses: &HashMap<usize, usize>,
 ) -> Option<Match<'c, 'a>> {
-    if op_name(op) == "torch.aten.layer_norm" {
-        return embed_layer_norm::match_layer_norm(op, uses);
+    match op_name(op).as_str() {
+        "torch.aten.layer_norm" => {
+            return embed_layer_norm::match_layer_norm(op, uses)
+                .or_else(|| skip_norm::match_layer_norm(op, uses));
+        }
+        "torch.aten.mul.Tensor" => {
+            if let Some(m) = skip_norm::match_rms_norm(op, uses) {
+                return Some(m);
+            }
+        }
+        _ => {}
     }
     find_fusion(op, uses).map(Match::from)
 }
