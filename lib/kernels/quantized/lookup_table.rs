@@ -7,6 +7,8 @@
 //! ops run, and each element then costs one load: the results are those of the
 //! unfused ops, byte for byte.
 
+use std::mem::MaybeUninit;
+
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
@@ -112,8 +114,10 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
             // 35 µs at 2 in tasks of 64K.
             let run = if channels == 1 { BYTE_TASK } else { inner };
             let per_task = run * (BYTE_TASK / run).max(1);
-            let mut y = vec![0u8; x.len()];
-            let work = |(k, (out, x)): (usize, (&mut [u8], &[u8]))| {
+            // Not zeroed first: a zeroing pass on this thread cost as much as the
+            // parallel lookup (PP-OCR det's 150 lookups, a serial memset each).
+            let mut y: Vec<u8> = Vec::with_capacity(x.len());
+            let work = |(k, (out, x)): (usize, (&mut [MaybeUninit<u8>], &[u8]))| {
                 let first = k * per_task / run;
                 for (r, (out, x)) in out.chunks_mut(run).zip(x.chunks(run)).enumerate() {
                     let channel = (first + r) % channels;
@@ -123,8 +127,13 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
                     unsafe { look_up_vbmi(x, row.try_into().unwrap_or(&[0; 256]), out) }
                 }
             };
-            let tasks = y.par_chunks_mut(per_task).zip(x.par_chunks(per_task));
+            let spare = &mut y.spare_capacity_mut()[..x.len()];
+            let tasks = spare.par_chunks_mut(per_task).zip(x.par_chunks(per_task));
             tasks.enumerate().for_each(work);
+            // SAFETY: the tasks' chunks cover all x.len() bytes, and each chunk's runs
+            // pair an output run with an input run of the same length, every byte of
+            // which look_up_vbmi writes.
+            unsafe { y.set_len(x.len()) };
             return y;
         }
     }
@@ -136,8 +145,15 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
 pub(crate) fn look_up_row(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::isa::byte_permutes() {
-        // SAFETY: byte_permutes() detected avx512f/bw/vbmi on this CPU.
-        unsafe { look_up_vbmi(x, row, out) };
+        // SAFETY: byte_permutes() detected avx512f/bw/vbmi on this CPU; viewing
+        // initialized bytes as possibly uninitialized ones is always sound.
+        unsafe {
+            let out = std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                out.len(),
+            );
+            look_up_vbmi(x, row, out)
+        };
         return;
     }
     for (y, &q) in out.iter_mut().zip(x) {
@@ -149,7 +165,7 @@ pub(crate) fn look_up_row(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
 /// from each pair by the low seven bits, the top bit chooses the pair.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn look_up_vbmi(x: &[u8], row: &[u8; 256], out: &mut [u8]) {
+unsafe fn look_up_vbmi(x: &[u8], row: &[u8; 256], out: &mut [MaybeUninit<u8>]) {
     use std::arch::x86_64::*;
     // SAFETY: the row is 256 bytes, four unaligned 64-byte loads.
     let [t0, t1, t2, t3] =
@@ -404,6 +420,27 @@ mod tests {
                 want,
                 "seed {seed}"
             );
+        }
+    }
+
+    #[test]
+    fn byte_lookups_split_over_threads_give_the_scalar_bytes() {
+        // Several tasks and a ragged last one, so every task's unzeroed output is
+        // written whole at each pool size.
+        use crate::kernels::testing::test_bytes;
+        for (seed, channels, inner) in [(11u64, 1usize, 2 * BYTE_TASK + 131), (12, 3, 4099)] {
+            let n = channels * inner * 3;
+            let x = test_bytes(seed, n);
+            let table = test_bytes(seed + 9, channels * 256);
+            let want = look_up(&x, &table, channels, inner);
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a test pool");
+                let got = pool.install(|| look_up_bytes(&x, &table, channels, inner));
+                assert_eq!(got, want, "seed {seed}, {threads} threads");
+            }
         }
     }
 }
