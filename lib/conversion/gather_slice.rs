@@ -297,6 +297,9 @@ struct AxisSlice {
     end: i64,
     step: i64,
     flip: bool,
+    /// `start` and `end` are still ONNX's (an INT_MAX end already made -1): the axis's
+    /// size is unknown, so they are clamped and flipped at run time.
+    at_run_time: bool,
     /// The axis's size afterwards.
     size: Dim,
 }
@@ -327,12 +330,13 @@ fn lower_slice<'c, 'a>(
         } else {
             typed(&x_type, dims.clone())
         };
-        let (axis, start, end, step) = (
-            t.int(s.axis as i64)?,
-            t.int(s.start)?,
-            t.int(s.end)?,
-            t.int(s.step)?,
-        );
+        let axis = t.int(s.axis as i64)?;
+        let (start, end) = if s.at_run_time {
+            flipped_bounds_at_run_time(t, v, s)?
+        } else {
+            (t.int(s.start)?, t.int(s.end)?)
+        };
+        let step = t.int(s.step)?;
         let sliced = t.aten_tensor("slice.Tensor", &[v, axis, start, end, step], &ty)?;
         current = (sliced, ty);
     }
@@ -340,10 +344,37 @@ fn lower_slice<'c, 'a>(
     Ok(vec![as_result(t, v, &v_type, &result)?])
 }
 
+/// ONNX's bounds of a negative-step slice of an axis of run-time size d, as positions
+/// of the flipped axis: start clamps into [0, d-1] and end into [-1, d-1] (after adding
+/// d to negative ones), and position p becomes d-1-p, so both land in [0, d].
+fn flipped_bounds_at_run_time<'c, 'a>(
+    t: &TorchBuilder<'c, 'a>,
+    flipped: Value<'c, 'a>,
+    s: &AxisSlice,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>)> {
+    let int = t.torch_type("int")?;
+    let d = size_of(t, flipped, s.axis)?;
+    let last = t.aten("sub.int", &[d, t.int(1)?], int)?;
+    let flip_clamped = |v: i64, low: i64| -> Result<Value<'c, 'a>> {
+        let v = if v < 0 {
+            t.aten("add.int", &[t.int(v)?, d], int)?
+        } else {
+            t.int(v)?
+        };
+        let above = t.op("torch.prim.max.int", &[v, t.int(low)?], &[int], &[])?;
+        let above: Value = above.result(0)?.into();
+        let clamped = t.op("torch.prim.min.int", &[above, last], &[int], &[])?;
+        let clamped: Value = clamped.result(0)?.into();
+        t.aten("sub.int", &[last, clamped], int)
+    };
+    Ok((flip_clamped(s.start, 0)?, flip_clamped(s.end, -1)?))
+}
+
 /// Checks the arguments and turns each sliced axis into torch's terms. ONNX clamps
 /// starts and ends into the axis; torch's `slice.Tensor` does the same for positive
 /// steps, so unknown sizes are fine there. A negative step becomes a flip of the axis
-/// and a positive step over the flipped positions, which needs the size.
+/// and a positive step over the flipped positions, whose bounds need the size: computed
+/// here when it is known, at run time when not.
 fn plan_slices(dims: &[Dim], args: &SliceArgs) -> Result<Vec<AxisSlice>> {
     let n = args.starts.len();
     if args.ends.len() != n {
@@ -369,18 +400,24 @@ fn plan_slices(dims: &[Dim], args: &SliceArgs) -> Result<Vec<AxisSlice>> {
             bail!("steps[{k}] is 0");
         }
         let Some(d) = dims[axis] else {
-            if step < 0 {
-                bail!(
-                    "steps[{k}] is negative, which needs the size of axis {axis} of data, \
-                     and it is not known"
-                );
-            }
+            let (flip, end, step) = if step < 0 {
+                let Some(step) = step.checked_neg() else {
+                    bail!("steps[{k}] is {step}, out of range");
+                };
+                // An INT_MAX end runs to the front (see below): i64::MIN plus any size
+                // still clamps to -1.
+                let to_front = end == i64::MAX || end == i64::from(i32::MAX);
+                (true, if to_front { i64::MIN } else { end }, step)
+            } else {
+                (false, end, step)
+            };
             plan.push(AxisSlice {
                 axis,
                 start,
                 end,
                 step,
-                flip: false,
+                flip,
+                at_run_time: flip,
                 size: None,
             });
             continue;
@@ -394,6 +431,7 @@ fn plan_slices(dims: &[Dim], args: &SliceArgs) -> Result<Vec<AxisSlice>> {
                 end: 0,
                 step: 1,
                 flip: false,
+                at_run_time: false,
                 size: Some(0),
             }
         } else if step > 0 {
@@ -405,6 +443,7 @@ fn plan_slices(dims: &[Dim], args: &SliceArgs) -> Result<Vec<AxisSlice>> {
                 end,
                 step,
                 flip: false,
+                at_run_time: false,
                 size: Some(count(start, end, step)),
             }
         } else {
@@ -427,6 +466,7 @@ fn plan_slices(dims: &[Dim], args: &SliceArgs) -> Result<Vec<AxisSlice>> {
                 end,
                 step,
                 flip: true,
+                at_run_time: false,
                 size: Some(count(start, end, step)),
             }
         };
@@ -490,6 +530,7 @@ mod tests {
                 end: 7,
                 step: 2,
                 flip: true,
+                at_run_time: false,
                 size: Some(3)
             }
         );
@@ -499,8 +540,14 @@ mod tests {
         // An INT_MAX end runs to the front, as in ONNX Runtime.
         let plan = plan_slices(&[Some(7)], &args(&[2], &[i64::MAX], None, Some(&[-1]))).unwrap();
         assert_eq!((plan[0].start, plan[0].end, plan[0].size), (4, 7, Some(3)));
-        let e = plan_slices(&[None], &args(&[0], &[1], None, Some(&[-1]))).unwrap_err();
-        assert!(e.to_string().contains("needs the size"));
+        // Over an unknown size the bounds stay ONNX's, clamped and flipped at run time;
+        // an INT_MAX end becomes one that clamps to the front whatever the size.
+        let plan = plan_slices(&[None], &args(&[-1], &[i64::MAX], None, Some(&[-2]))).unwrap();
+        let s = &plan[0];
+        assert_eq!(
+            (s.start, s.end, s.step, s.flip, s.at_run_time),
+            (-1, i64::MIN, 2, true, true)
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use melior::ir::Value;
 
 use super::Lowerings;
 use super::binder::Binder;
+use super::shape_util::size_of;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::types::TensorType;
 use crate::onnx::attributes::Attributes as _;
@@ -106,56 +107,68 @@ fn group_norm_per_channel<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) 
 
 /// Opset 18: scale and bias hold one element per group; each is repeated over its
 /// group's C/num_groups channels (unsqueeze, expand, reshape) to torch's per-channel
-/// form, which needs the channel count.
+/// form; an unknown channel count is read at run time.
 fn group_norm_per_group<'c, 'a>(b: &Binder<'c, 'a>, t: &TorchBuilder<'c, 'a>) -> Lowered<'c, 'a> {
-    let (x_type, channels) = check_input(b)?;
+    let (_, channels) = check_input(b)?;
     let groups = num_groups(b, channels)?;
     check_vector(&b.input_type(1, "scale")?, "scale", Some(groups), "group")?;
     check_vector(&b.input_type(2, "bias")?, "bias", Some(groups), "group")?;
-    let Some(channels) = channels else {
-        bail!(
-            "input X is {x_type}: opset 18's per-group scale and bias need the channel count \
-             known at compile time"
-        );
-    };
     let scale = per_channel(b, t, 1, "scale", groups, channels)?;
     let bias = per_channel(b, t, 2, "bias", groups, channels)?;
     group_norm(b, t, groups, scale, bias)
 }
 
 /// Input `i` ([groups]) with each element repeated channels/groups times ([channels]).
+/// An unknown channel count is read from X at run time: the repeat count is then
+/// `size(X, 1) // groups` and the result's length stays `?`.
 fn per_channel<'c, 'a>(
     b: &Binder<'c, 'a>,
     t: &TorchBuilder<'c, 'a>,
     i: usize,
     name: &str,
     groups: i64,
-    channels: i64,
+    channels: Option<i64>,
 ) -> Result<Value<'c, 'a>> {
     let v = b.input(i, name)?;
     let ty = b.input_type(i, name)?;
-    if groups == channels {
+    if channels == Some(groups) {
         return Ok(v);
     }
-    let column = t.aten_tensor("unsqueeze", &[v, t.int(1)?], &shaped(&ty, &[groups, 1]))?;
-    let per_group = channels / groups;
+    let column = t.aten_tensor(
+        "unsqueeze",
+        &[v, t.int(1)?],
+        &shaped(&ty, &[Some(groups), Some(1)]),
+    )?;
+    let per_group = channels.map(|c| c / groups);
+    let per_group_value = match per_group {
+        Some(n) => t.int(n)?,
+        None => {
+            let c = size_of(t, b.input(0, "X")?, 1)?;
+            t.aten("floordiv.int", &[c, t.int(groups)?], t.torch_type("int")?)?
+        }
+    };
     let repeated = t.aten_tensor(
         "expand",
-        &[column, t.int_list(&[groups, per_group])?, t.bool(false)?],
-        &shaped(&ty, &[groups, per_group]),
+        &[
+            column,
+            t.list(&[t.int(groups)?, per_group_value], "int")?,
+            t.bool(false)?,
+        ],
+        &shaped(&ty, &[Some(groups), per_group]),
     )?;
+    // -1 lets reshape flatten without the channel count when it is unknown.
     t.aten_tensor(
         "reshape",
-        &[repeated, t.int_list(&[channels])?],
+        &[repeated, t.int_list(&[channels.unwrap_or(-1)])?],
         &shaped(&ty, &[channels]),
     )
 }
 
 /// `ty`'s element type with the known shape `dims`.
-fn shaped(ty: &TensorType, dims: &[i64]) -> TensorType {
+fn shaped(ty: &TensorType, dims: &[Option<i64>]) -> TensorType {
     TensorType {
         dtype: ty.dtype,
-        shape: Some(dims.iter().map(|&d| Some(d)).collect()),
+        shape: Some(dims.to_vec()),
     }
 }
 

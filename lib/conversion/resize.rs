@@ -34,9 +34,9 @@ enum Target<'c, 'a> {
     /// `None` keeps an input dimension whose size is only known at run time.
     Sizes(Vec<Dim>),
     /// Spatial sizes or scales read at run time (`!torch.int` / `!torch.float`), one
-    /// per spatial dimension: a list ready for the interpolation's operand.
-    SizesAtRunTime(Value<'c, 'a>),
-    ScalesAtRunTime(Value<'c, 'a>),
+    /// per spatial dimension, for the interpolation's list operand.
+    SizesAtRunTime(Vec<Value<'c, 'a>>),
+    ScalesAtRunTime(Vec<Value<'c, 'a>>),
 }
 
 /// Resize-10 takes only scales, and samples like Upsample: asymmetric coordinates,
@@ -167,9 +167,9 @@ fn target_at_run_time<'c, 'a>(
         });
     }
     Ok(Some(if scales_at_run_time {
-        Target::ScalesAtRunTime(t.list(&spatial, "float")?)
+        Target::ScalesAtRunTime(spatial)
     } else {
-        Target::SizesAtRunTime(t.list(&spatial, "int")?)
+        Target::SizesAtRunTime(spatial)
     }))
 }
 
@@ -282,8 +282,8 @@ fn lower_resize<'c, 'a>(
     let none = t.none()?;
     let (sizes, scales) = match &target {
         Target::Scales(s) => (none, float_list(t, &s[2..])?),
-        Target::SizesAtRunTime(list) => (*list, none),
-        Target::ScalesAtRunTime(list) => (none, *list),
+        Target::SizesAtRunTime(sizes) => (t.list(sizes, "int")?, none),
+        Target::ScalesAtRunTime(scales) => (none, t.list(scales, "float")?),
         Target::Sizes(s) => (spatial_sizes(t, x, s)?, none),
     };
     let mode = str_constant(t, &torch_mode)?;
@@ -358,9 +358,9 @@ fn resize_1d<'c, 'a>(
             _ => bail!("scales has {} entries but X has rank 3", s.len()),
         },
         Target::Sizes(s) => Target::Sizes(widened(&s)),
-        Target::SizesAtRunTime(_) | Target::ScalesAtRunTime(_) => {
-            bail!("a {mode} Resize of 3-D data needs scales or sizes known at compile time");
-        }
+        // The new axis keeps its one row: scale 1, size 1.
+        Target::SizesAtRunTime(s) => Target::SizesAtRunTime([vec![t.int(1)?], s].concat()),
+        Target::ScalesAtRunTime(s) => Target::ScalesAtRunTime([vec![t.float(1.0)?], s].concat()),
     };
     let (mut torch_mode, align_corners) = torch_mode(mode, coord, nearest, 4)?;
     if mode == "cubic" {
@@ -379,7 +379,8 @@ fn resize_1d<'c, 'a>(
     let (sizes, scales) = match &target {
         Target::Scales(s) => (none, float_list(t, &s[2..])?),
         Target::Sizes(s) => (spatial_sizes(t, x4, s)?, none),
-        _ => bail!("internal error: a run-time target reached the 1-D Resize"),
+        Target::SizesAtRunTime(s) => (t.list(s, "int")?, none),
+        Target::ScalesAtRunTime(s) => (none, t.list(s, "float")?),
     };
     let mode = str_constant(t, &torch_mode)?;
     let align = t.bool(align_corners)?;

@@ -35,40 +35,34 @@ pub fn scatter_nd_reduce<'c, 'a>(
         tensor(b, 1, "indices")?,
         tensor(b, 2, "updates")?,
     );
-    let Some(dims) = data.dims.iter().copied().collect::<Option<Vec<i64>>>() else {
-        bail!(
-            "reduction '{reduce}' needs the shape of data at compile time, but it is {:?}",
-            data.dims
-        );
-    };
     if indices.dtype != DType::I64 {
         bail!("input 'indices' is {}, expected INT64", indices.dtype);
     }
     let Some(Some(k)) = indices.dims.last().copied() else {
         bail!("input 'indices' must have a last dimension known at compile time");
     };
-    if k < 1 || k as usize > dims.len() {
-        bail!(
-            "input 'indices' addresses {k} dimensions, but data has rank {}",
-            dims.len()
-        );
+    let rank = data.rank();
+    if k < 1 || k as usize > rank {
+        bail!("input 'indices' addresses {k} dimensions, but data has rank {rank}");
     }
+    // Sizes unknown at compile time are read from data at run time.
+    let dims = o.sizes(&data, 0..rank)?;
     let (lead, tail) = dims.split_at(k as usize);
-    let rows: i64 = lead.iter().product();
-    let row_size: i64 = tail.iter().product();
-    let table = o.reshape(&data, &[o.int(rows)?, o.int(row_size)?])?;
+    let rows = o.product(lead)?;
+    let row_size = o.product(tail)?;
+    let table = o.reshape(&data, &[rows, row_size])?;
 
-    // The row of each index tuple: Σ_j wrap(index_j) · stride_j.
+    // The row of each index tuple: Σ_j wrap(index_j) · stride_j, where stride_j is the
+    // product of the lead sizes after j.
     let last = indices.rank() as i64 - 1;
     let mut row: Option<Tensor> = None;
-    let mut stride = rows;
-    for (j, &size) in lead.iter().enumerate() {
-        stride /= size.max(1);
+    for (j, size) in lead.iter().enumerate() {
+        let stride = o.product(&lead[j + 1..])?;
         let entry = o.select(&indices, last, j as i64)?;
         let negative = o.compare_scalar("lt.Scalar", &entry, o.t.int(0)?)?;
-        let wrapped = o.scalar("add.Scalar", &entry, o.t.int(size)?)?;
+        let wrapped = o.scalar("add.Scalar", &entry, size.value)?;
         let entry = o.where_self(&negative, &wrapped, &entry)?;
-        let scaled = o.scalar("mul.Scalar", &entry, o.t.int(stride)?)?;
+        let scaled = o.scalar("mul.Scalar", &entry, stride.value)?;
         row = Some(match row {
             Some(r) => o.add(&r, &scaled)?,
             None => scaled,
@@ -80,7 +74,7 @@ pub fn scatter_nd_reduce<'c, 'a>(
     let count = o.product(&o.sizes(&row, 0..row.rank())?)?;
     let row = o.unsqueeze(&o.reshape(&row, &[count])?, 1)?;
     let index = expand(&o, &row, count, row_size)?;
-    let values = o.reshape(&updates, &[count, o.int(row_size)?])?;
+    let values = o.reshape(&updates, &[count, row_size])?;
     let operands = [
         table.value,
         o.t.int(0)?,
@@ -96,8 +90,7 @@ pub fn scatter_nd_reduce<'c, 'a>(
         dims: table.dims,
         dtype: data.dtype,
     };
-    let sizes: Vec<Size> = dims.iter().map(|&d| o.int(d)).collect::<Result<_>>()?;
-    Ok(vec![o.reshape(&reduced, &sizes)?.value])
+    Ok(vec![o.reshape(&reduced, &dims)?.value])
 }
 
 /// `[N, 1]` repeated to `[N, columns]`.
@@ -105,10 +98,10 @@ fn expand<'c, 'a>(
     o: &Ops<'_, 'c, 'a>,
     x: &Tensor<'c, 'a>,
     count: Size<'c, 'a>,
-    columns: i64,
+    columns: Size<'c, 'a>,
 ) -> Result<Tensor<'c, 'a>> {
-    let sizes = o.t.list(&[count.value, o.t.int(columns)?], "int")?;
-    let dims = vec![count.known, Some(columns)];
+    let sizes = o.t.list(&[count.value, columns.value], "int")?;
+    let dims = vec![count.known, columns.known];
     let ty = TensorType::new(x.dtype, dims.clone());
     let value =
         o.t.aten_tensor("expand", &[x.value, sizes, o.t.bool(false)?], &ty)?;

@@ -116,6 +116,18 @@ fn resize_of_3d_data_agrees_with_onnx_runtime() {
     );
 }
 
+/// Ops whose lowering reads sizes at run time (issue 32): models with symbolic input
+/// dimensions, compiled once and run at two sizes, against ONNX Runtime. See
+/// `tools/differential/runtime_sizes.py`.
+#[test]
+fn ops_sized_at_run_time_agree_with_onnx_runtime() {
+    run_oracle_script(
+        "tools/differential/runtime_sizes.py",
+        &["--qlower", QLOWER, "--seed", "1"],
+        "qlower disagrees with ONNX Runtime on an op sized at run time",
+    );
+}
+
 /// ONNX Runtime's attention contrib ops (RotaryEmbedding, MultiHeadAttention,
 /// GroupQueryAttention with a key/value cache) against ONNX Runtime and a float64
 /// reference. See `tools/differential/attention.py`.

@@ -93,3 +93,19 @@ func.func @test_scatter_nd_mul(%arg0: !torch.vtensor<[4,4,4],f32>, %arg1: !torch
   %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "mul"} : (!torch.vtensor<[4,4,4],f32>, !torch.vtensor<[2,2],si64>, !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[4,4,4],f32>
   return %0 : !torch.vtensor<[4,4,4],f32>
 }
+
+// reduction max over data [?, 3] of run-time size: the row count is size(data, 0),
+// read at run time, and negative entries wrap by it; the table is [?, 3].
+// CHECK-LABEL: func.func @test_scatter_nd_max_run_time_size(
+func.func @test_scatter_nd_max_run_time_size(%arg0: !torch.vtensor<[?,3],f32>, %arg1: !torch.vtensor<[2,1],si64>, %arg2: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[?,3],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "max"} : (!torch.vtensor<[?,3],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[?,3],f32>
+  return %0 : !torch.vtensor<[?,3],f32>
+}
+// CHECK: %[[N:.+]] = "torch.aten.size.int"(%arg0, %{{.+}}) : (!torch.vtensor<[?,3],f32>, !torch.int) -> !torch.int
+// CHECK: %[[TABLE:.+]] = "torch.aten.reshape"(%arg0, {{.+}} -> !torch.vtensor<[?,3],f32>
+// CHECK: "torch.aten.add.Scalar"(%{{.+}}, %[[N]], %{{.+}})
+// CHECK: %[[AMAX:.+]] = "torch.constant.str"() {value = "amax"}
+// CHECK: %[[R:.+]] = "torch.aten.scatter_reduce.two"(%[[TABLE]], %{{.+}}, %{{.+}}, %{{.+}}, %[[AMAX]], %{{.+}}) : {{.+}} -> !torch.vtensor<[?,3],f32>
+// CHECK: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(%[[N]], %{{.+}})
+// CHECK: %[[Y:.+]] = "torch.aten.reshape"(%[[R]], %[[SHAPE]]) : {{.+}} -> !torch.vtensor<[?,3],f32>
+// CHECK: return %[[Y]]

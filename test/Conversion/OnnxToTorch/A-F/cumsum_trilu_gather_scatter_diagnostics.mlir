@@ -33,14 +33,6 @@ func.func @scatter_nd_xor(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<
 
 // -----
 
-// CHECK: error: node 'snd_max_dyn' (ScatterND): reduction 'amax' needs the shape of data at compile time, but it is [None]
-func.func @scatter_nd_max_dynamic(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[2,1],si64>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
-  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND", torch.onnx.reduction = "max"} : (!torch.vtensor<[?],f32>, !torch.vtensor<[2,1],si64>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[?],f32> loc("snd_max_dyn")
-  return %0 : !torch.vtensor<[?],f32>
-}
-
-// -----
-
 // CHECK: error: node 'snd_deep' (ScatterND): input 'indices' addresses 2 dimensions, but data has rank 1
 func.func @scatter_nd_too_deep(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[1,2],si64>, %arg2: !torch.vtensor<[1],f32>) -> !torch.vtensor<[4],f32> attributes {torch.onnx_meta.opset_version = 11 : si64} {
   %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.ScatterND"} : (!torch.vtensor<[4],f32>, !torch.vtensor<[1,2],si64>, !torch.vtensor<[1],f32>) -> !torch.vtensor<[4],f32> loc("snd_deep")

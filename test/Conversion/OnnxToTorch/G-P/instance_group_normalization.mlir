@@ -48,3 +48,19 @@ func.func @test_group_norm_per_group_as_channels(%arg0: !torch.vtensor<[?,4,?],f
 }
 // CHECK-NOT: torch.aten.expand
 // CHECK: "torch.aten.group_norm"(%arg0, %{{.+}}, %arg1, %arg2, %{{.+}}, %{{.+}})
+
+// Opset 18 with a channel count known only at run time: each group's value is repeated
+// size(X, 1) // num_groups times, and the per-channel operands are [?].
+// CHECK-LABEL: func.func @test_group_norm_per_group_run_time_channels(
+func.func @test_group_norm_per_group_run_time_channels(%arg0: !torch.vtensor<[1,?,2],f32>, %arg1: !torch.vtensor<[2],f32>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,?,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
+  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.GroupNormalization", torch.onnx.num_groups = 2 : si64} : (!torch.vtensor<[1,?,2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,?,2],f32>
+  return %0 : !torch.vtensor<[1,?,2],f32>
+}
+// CHECK: %[[SCOL:.+]] = "torch.aten.unsqueeze"(%arg1, %{{.+}}) : (!torch.vtensor<[2],f32>, !torch.int) -> !torch.vtensor<[2,1],f32>
+// CHECK: %[[C:.+]] = "torch.aten.size.int"(%arg0, %{{.+}}) : (!torch.vtensor<[1,?,2],f32>, !torch.int) -> !torch.int
+// CHECK: %[[PER:.+]] = "torch.aten.floordiv.int"(%[[C]], %{{.+}})
+// CHECK: %[[SHAPE:.+]] = "torch.prim.ListConstruct"(%{{.+}}, %[[PER]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[SREP:.+]] = "torch.aten.expand"(%[[SCOL]], %[[SHAPE]], %{{.+}}) : (!torch.vtensor<[2,1],f32>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[2,?],f32>
+// CHECK: %[[SCALE:.+]] = "torch.aten.reshape"(%[[SREP]], %{{.+}}) : (!torch.vtensor<[2,?],f32>, !torch.list<int>) -> !torch.vtensor<[?],f32>
+// CHECK: %[[BIAS:.+]] = "torch.aten.reshape"(%{{.+}}, %{{.+}}) : (!torch.vtensor<[2,?],f32>, !torch.list<int>) -> !torch.vtensor<[?],f32>
+// CHECK: "torch.aten.group_norm"(%arg0, %{{.+}}, %[[SCALE]], %[[BIAS]], %{{.+}}, %{{.+}}) : (!torch.vtensor<[1,?,2],f32>, !torch.int, !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.float, !torch.bool) -> !torch.vtensor<[1,?,2],f32>

@@ -46,11 +46,3 @@ func.func @group_norm_18_per_channel_bias(%arg0: !torch.vtensor<[1,4,2],f32>, %a
   %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.GroupNormalization", torch.onnx.num_groups = 2 : si64} : (!torch.vtensor<[1,4,2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,4,2],f32> loc("gn18_bias")
   return %0 : !torch.vtensor<[1,4,2],f32>
 }
-
-// -----
-
-// CHECK: error: node 'gn18_dynamic' (GroupNormalization): input X is !torch.vtensor<[1,?,2],f32>: opset 18's per-group scale and bias need the channel count known at compile time
-func.func @group_norm_18_dynamic_channels(%arg0: !torch.vtensor<[1,?,2],f32>, %arg1: !torch.vtensor<[2],f32>, %arg2: !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,?,2],f32> attributes {torch.onnx_meta.opset_version = 18 : si64} {
-  %0 = "torch.operator"(%arg0, %arg1, %arg2) {name = "onnx.GroupNormalization", torch.onnx.num_groups = 2 : si64} : (!torch.vtensor<[1,?,2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>) -> !torch.vtensor<[1,?,2],f32> loc("gn18_dynamic")
-  return %0 : !torch.vtensor<[1,?,2],f32>
-}

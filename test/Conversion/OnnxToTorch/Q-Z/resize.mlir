@@ -253,3 +253,37 @@ func.func @test_resize_1d_linear(%arg0: !torch.vtensor<[1,2,5],f32>) -> !torch.v
 // CHECK: %[[Y:.+]] = "torch.aten.__interpolate.size_list_scale_list"(%[[X]], %{{.+}}, %[[SC]], %[[MODE]], {{.+}} -> !torch.vtensor<[1,2,1,10],f32>
 // CHECK: %[[R:.+]] = "torch.aten.squeeze.dim"(%[[Y]], %[[TWO]]) : {{.+}} -> !torch.vtensor<[1,2,10],f32>
 // CHECK: return %[[R]]
+
+// Linear Resize of 3-D data by scales known only at run time: the (N, C, 1, L) form's
+// scale list is 1 for the new axis and L's scale read with item.
+// CHECK-LABEL: func.func @test_resize_1d_run_time_scales(
+func.func @test_resize_1d_run_time_scales(%arg0: !torch.vtensor<[1,2,?],f32>, %arg1: !torch.vtensor<[3],f32>) -> !torch.vtensor<[1,2,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "linear"} : (!torch.vtensor<[1,2,?],f32>, !torch.none, !torch.vtensor<[3],f32>) -> !torch.vtensor<[1,2,?],f32>
+  return %0 : !torch.vtensor<[1,2,?],f32>
+}
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[L:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],f32>) -> !torch.float
+// CHECK: %[[ONE:.+]] = "torch.constant.float"() {value = 1.000000e+00 : f64}
+// CHECK: %[[X:.+]] = "torch.aten.unsqueeze"(%arg0, %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,1,?],f32>
+// CHECK: %[[SC:.+]] = "torch.prim.ListConstruct"(%[[ONE]], %[[L]]) : (!torch.float, !torch.float) -> !torch.list<float>
+// CHECK: %[[Y:.+]] = "torch.aten.__interpolate.size_list_scale_list"(%[[X]], %{{.+}}, %[[SC]], {{.+}} -> !torch.vtensor<[1,2,1,?],f32>
+// CHECK: %[[R:.+]] = "torch.aten.squeeze.dim"(%[[Y]], %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,?],f32>
+// CHECK: return %[[R]]
+
+// Cubic Resize of 3-D data to sizes known only at run time: size 1 for the new axis.
+// CHECK-LABEL: func.func @test_resize_1d_run_time_sizes(
+func.func @test_resize_1d_run_time_sizes(%arg0: !torch.vtensor<[1,2,?],f32>, %arg1: !torch.vtensor<[3],si64>) -> !torch.vtensor<[1,2,?],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %n = "torch.constant.none"() : () -> !torch.none
+  %0 = "torch.operator"(%arg0, %n, %n, %arg1) {name = "onnx.Resize", torch.onnx.mode = "cubic"} : (!torch.vtensor<[1,2,?],f32>, !torch.none, !torch.none, !torch.vtensor<[3],si64>) -> !torch.vtensor<[1,2,?],f32>
+  return %0 : !torch.vtensor<[1,2,?],f32>
+}
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[L:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
+// CHECK: %[[ONE:.+]] = "torch.constant.int"() {value = 1 : i64}
+// CHECK: %[[X:.+]] = "torch.aten.unsqueeze"(%arg0, %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,1,?],f32>
+// CHECK: %[[SZ:.+]] = "torch.prim.ListConstruct"(%[[ONE]], %[[L]]) : (!torch.int, !torch.int) -> !torch.list<int>
+// CHECK: %[[Y:.+]] = "torch.aten.__interpolate.size_list_scale_list"(%[[X]], %[[SZ]], {{.+}} -> !torch.vtensor<[1,2,1,?],f32>
+// CHECK: "torch.aten.squeeze.dim"(%[[Y]], %{{.+}}) : {{.+}} -> !torch.vtensor<[1,2,?],f32>

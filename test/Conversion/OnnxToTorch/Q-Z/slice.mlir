@@ -114,3 +114,29 @@ func.func @test_slice_run_time_axes(%arg0: !torch.vtensor<[4,6],f32>, %arg1: !to
 }
 // CHECK: %[[AXIS:.+]] = "torch.aten.item"({{.*}}) : (!torch.vtensor<[],si64>) -> !torch.int
 // CHECK: "torch.aten.slice.Tensor"(%arg0, %[[AXIS]], {{.*}}) : (!torch.vtensor<[4,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[?,?],f32>
+
+// x[::-1] over an axis of unknown size: start -1 and end INT64_MIN are clamped against
+// size(x, 0) at run time (start into [0, d-1], end into [-1, d-1]) and flipped to
+// positions of the reversed axis (d-1-p).
+// CHECK-LABEL: func.func @test_slice_negative_step_run_time_size(
+func.func @test_slice_negative_step_run_time_size(%arg0: !torch.vtensor<[?,6],f32>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
+  %s = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %e = "torch.vtensor.literal"() {value = dense<-9223372036854775808> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %a = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %st = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
+  %0 = "torch.operator"(%arg0, %s, %e, %a, %st) {name = "onnx.Slice"} : (!torch.vtensor<[?,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32>
+  return %0 : !torch.vtensor<[?,6],f32>
+}
+// CHECK: %[[F:.+]] = "torch.aten.flip"(%arg0, %{{.+}}) : (!torch.vtensor<[?,6],f32>, !torch.list<int>) -> !torch.vtensor<[?,6],f32>
+// CHECK: %[[D:.+]] = "torch.aten.size.int"(%[[F]], %{{.+}}) : (!torch.vtensor<[?,6],f32>, !torch.int) -> !torch.int
+// CHECK: %[[LAST:.+]] = "torch.aten.sub.int"(%[[D]], %{{.+}})
+// CHECK: %[[SV:.+]] = "torch.aten.add.int"(%{{.+}}, %[[D]])
+// CHECK: %[[SLO:.+]] = "torch.prim.max.int"(%[[SV]], %{{.+}})
+// CHECK: %[[SHI:.+]] = "torch.prim.min.int"(%[[SLO]], %[[LAST]])
+// CHECK: %[[START:.+]] = "torch.aten.sub.int"(%[[LAST]], %[[SHI]])
+// CHECK: %[[EV:.+]] = "torch.aten.add.int"(%{{.+}}, %[[D]])
+// CHECK: %[[ELO:.+]] = "torch.prim.max.int"(%[[EV]], %{{.+}})
+// CHECK: %[[EHI:.+]] = "torch.prim.min.int"(%[[ELO]], %[[LAST]])
+// CHECK: %[[END:.+]] = "torch.aten.sub.int"(%[[LAST]], %[[EHI]])
+// CHECK: %[[Y:.+]] = "torch.aten.slice.Tensor"(%[[F]], %{{.+}}, %[[START]], %[[END]], %{{.+}}) : (!torch.vtensor<[?,6],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[?,6],f32>
+// CHECK: return %[[Y]]

@@ -20,18 +20,6 @@ func.func @runtime_starts_negative_step(%arg0: !torch.vtensor<[4,6],f32>, %arg1:
 
 // -----
 
-// CHECK: error: node 'slice_reverse' (Slice): steps[0] is negative, which needs the size of axis 0 of data, and it is not known
-func.func @negative_step_dynamic(%arg0: !torch.vtensor<[?,6],f32>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
-  %s = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
-  %e = "torch.vtensor.literal"() {value = dense<-9223372036854775808> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
-  %a = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
-  %st = "torch.vtensor.literal"() {value = dense<-1> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
-  %0 = "torch.operator"(%arg0, %s, %e, %a, %st) {name = "onnx.Slice"} : (!torch.vtensor<[?,6],f32>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>, !torch.vtensor<[1],si64>) -> !torch.vtensor<[?,6],f32> loc("slice_reverse")
-  return %0 : !torch.vtensor<[?,6],f32>
-}
-
-// -----
-
 // CHECK: error: node 'slice_zero_step' (Slice): steps[0] is 0
 func.func @zero_step(%arg0: !torch.vtensor<[4,6],f32>) -> !torch.vtensor<[?,6],f32> attributes {torch.onnx_meta.opset_version = 13 : si64} {
   %s = "torch.vtensor.literal"() {value = dense<0> : tensor<1xsi64>} : () -> !torch.vtensor<[1],si64>
