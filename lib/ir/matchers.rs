@@ -43,6 +43,12 @@ pub fn constant_str(v: Value) -> Option<String> {
         .map(|s| s.value().to_string())
 }
 
+/// Whether `v` is a constant 1, int or float: an add's or sub's alpha that scales
+/// nothing.
+pub fn is_one(v: Value) -> bool {
+    constant_int(v) == Some(1) || constant_float(v) == Some(1.0)
+}
+
 /// The value of a `torch.constant.float` defining `v`.
 pub fn constant_float(v: Value) -> Option<f64> {
     let op = named(v, "torch.constant.float")?;

@@ -21,7 +21,7 @@ use melior::ir::{Value as MlirValue, ValueLike};
 use super::{Fusion, Operand, key};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, defining, named, op_name};
+use crate::ir::matchers::{constant_float, constant_int, defining, is_one, named, op_name};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
@@ -203,8 +203,4 @@ fn f32_rank(v: MlirValue) -> Option<usize> {
 
 fn is_none(v: MlirValue) -> bool {
     v.r#type().to_string() == "!torch.none"
-}
-
-fn is_one(alpha: MlirValue) -> bool {
-    constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0)
 }

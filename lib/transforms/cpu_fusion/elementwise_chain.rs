@@ -27,7 +27,7 @@ use super::key;
 use crate::dialect::builder::TorchBuilder;
 use crate::dialect::qlower;
 use crate::dialect::types::{Dim, tensor_type_of_value};
-use crate::ir::matchers::{constant_float, constant_int, constant_str, defining, op_name};
+use crate::ir::matchers::{constant_float, constant_int, constant_str, defining, is_one, op_name};
 use crate::kernels::tensor::dtype::DType;
 use crate::transforms::walk::{module_blocks, operations};
 
@@ -109,12 +109,6 @@ impl<'c, 'a> Operand<'c, 'a> {
     }
 }
 
-/// Whether `alpha`, the third operand of an add or sub, is the constant 1.
-fn alpha_is_one(op: OperationRef) -> bool {
-    op.operand(2)
-        .is_ok_and(|a| constant_int(a) == Some(1) || constant_float(a) == Some(1.0))
-}
-
 /// `op` as a chain step: its name and what it reads, when it is an f32 element-wise
 /// op the kernel computes alike.
 fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Operand<'c, 'a>>)> {
@@ -135,7 +129,7 @@ fn step_of<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<Op
     if op.operand_count() != arity + usize::from(with_alpha) || op.result_count() != 1 {
         return None;
     }
-    if with_alpha && !alpha_is_one(op) {
+    if with_alpha && !op.operand(2).is_ok_and(is_one) {
         return None;
     }
     let operands: Vec<MlirValue> = (0..arity)
@@ -159,7 +153,7 @@ fn scalar_step<'c: 'a, 'a>(
     if op.operand_count() != 2 + usize::from(with_alpha) || op.result_count() != 1 {
         return None;
     }
-    if with_alpha && !alpha_is_one(op) {
+    if with_alpha && !op.operand(2).is_ok_and(is_one) {
         return None;
     }
     let x = op.operand(0).ok()?;

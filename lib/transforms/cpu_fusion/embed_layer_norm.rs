@@ -28,7 +28,7 @@ use super::elementwise::users_after;
 use super::{Fusion, Match, Operand, key};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, named};
+use crate::ir::matchers::{constant_float, constant_int, is_one, named};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
@@ -101,9 +101,7 @@ pub fn match_layer_norm<'c: 'a, 'a>(
 
 /// The operands of an `add.Tensor` of alpha 1.
 fn added<'c: 'a, 'a>(add: OperationRef<'c, 'a>) -> Option<(MlirValue<'c, 'a>, MlirValue<'c, 'a>)> {
-    if constant_int(add.operand(2).ok()?) != Some(1)
-        && constant_float(add.operand(2).ok()?) != Some(1.0)
-    {
+    if !is_one(add.operand(2).ok()?) {
         return None;
     }
     Some((add.operand(0).ok()?, add.operand(1).ok()?))

@@ -23,7 +23,7 @@ use melior::ir::{Value as MlirValue, ValueLike};
 use super::{Fusion, Operand, key};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_float, constant_int, named, op_name};
+use crate::ir::matchers::{constant_int, is_one, named, op_name};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 
@@ -414,8 +414,4 @@ fn f32_rank(v: MlirValue) -> Option<usize> {
 /// The last dimension, when the type states it.
 fn last_dim(v: MlirValue) -> Option<i64> {
     tensor_type(v)?.shape?.last().copied().flatten()
-}
-
-fn is_one(alpha: MlirValue) -> bool {
-    constant_int(alpha) == Some(1) || constant_float(alpha) == Some(1.0)
 }

@@ -29,7 +29,9 @@ use super::elementwise::users_after;
 use super::{Fusion, Match, Operand, key};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
-use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named, op_name};
+use crate::ir::matchers::{
+    constant_bool, constant_float, constant_int, defining, is_one, named, op_name,
+};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 use crate::runtime::ir_values::constant_value;
@@ -49,10 +51,9 @@ fn f32_rows(v: MlirValue) -> Option<(Vec<Option<i64>>, i64)> {
     Some((shape, last))
 }
 
-/// Whether `alpha`, operand 2 of an add, is the constant 1.
-fn alpha_one(op: OperationRef) -> bool {
-    op.operand(2)
-        .is_ok_and(|a| constant_int(a) == Some(1) || constant_float(a) == Some(1.0))
+/// Whether the alpha of `add` (operand 2) is 1.
+fn alpha_one(add: OperationRef) -> bool {
+    add.operand(2).is_ok_and(is_one)
 }
 
 /// The terms `(a, b, c)` of `sum`, an f32 `add.Tensor` of the shape `shape`: `a` of
