@@ -17,7 +17,7 @@ use melior::ir::{Value as MlirValue, ValueLike};
 use super::conv_matmul::quantized;
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::{TensorType, tensor_type_of_value};
 use crate::ir::matchers::{constant_bool, constant_float, constant_int, defining, named};
 use crate::kernels::tensor::value::Value;
 
@@ -25,10 +25,6 @@ use crate::kernels::tensor::value::Value;
 const UINT8: i64 = 0;
 const INT32: i64 = 3;
 const FLOAT32: i64 = 6;
-
-fn type_of(v: MlirValue) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
 
 fn is_none(v: MlirValue) -> bool {
     v.r#type().to_string() == "!torch.none"
@@ -51,7 +47,9 @@ pub fn match_add<'c: 'a, 'a>(add: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>
         None => (named(b, "torch.aten.mul.Tensor")?, a),
     };
     // The sum keeps the product's shape: the bias only broadcasts.
-    if type_of(add.result(0).ok()?.into())? != type_of(mul.result(0).ok()?.into())? {
+    if tensor_type_of_value(add.result(0).ok()?.into())?
+        != tensor_type_of_value(mul.result(0).ok()?.into())?
+    {
         return None;
     }
     rescaled(mul, Some(bias))
@@ -68,8 +66,8 @@ fn rescaled<'c: 'a, 'a>(
         None => (float_of_int32(b)?, a),
     };
     // The product keeps the accumulator's shape: the scales only broadcast.
-    let out = type_of(mul.result(0).ok()?.into())?;
-    if out.shape.is_none() || out.shape != type_of(acc)?.shape {
+    let out = tensor_type_of_value(mul.result(0).ok()?.into())?;
+    if out.shape.is_none() || out.shape != tensor_type_of_value(acc)?.shape {
         return None;
     }
     let rank = out.rank()?;
@@ -82,11 +80,11 @@ fn rescaled<'c: 'a, 'a>(
     // x_scale · w_scale, w_scale holding one value or one per channel.
     let product = named(scales, "torch.aten.mul.Tensor")?;
     let (s0, s1) = (product.operand(0).ok()?, product.operand(1).ok()?);
-    let per_channel = |v: MlirValue| channel_count(&type_of(v)?, rank, channel_axis);
+    let per_channel = |v: MlirValue| channel_count(&tensor_type_of_value(v)?, rank, channel_axis);
     per_channel(scales)?;
     if let Some(bias) = bias {
         named(bias, "torch.vtensor.literal")?;
-        (type_of(bias)?.dtype? == crate::onnx::dtype::DType::F32).then_some(())?;
+        (tensor_type_of_value(bias)?.dtype? == crate::onnx::dtype::DType::F32).then_some(())?;
         per_channel(bias)?;
     }
     let input = acc.operand(0).ok()?;
@@ -105,7 +103,7 @@ fn rescaled<'c: 'a, 'a>(
     } else {
         return None;
     };
-    (type_of(w_scale)?.dtype? == crate::onnx::dtype::DType::F32).then_some(())?;
+    (tensor_type_of_value(w_scale)?.dtype? == crate::onnx::dtype::DType::F32).then_some(())?;
     let weights = centred_weights(acc.operand(1).ok()?)?;
     let bias = bias.map_or(Operand::Const(Value::None), Operand::Ir);
     let mut operands = vec![
@@ -124,7 +122,7 @@ fn rescaled<'c: 'a, 'a>(
         operands.extend([operand(3)?, operand(4)?, operand(5)?, operand(8)?, pads]);
     } else {
         // A 2-D b, per column along its last axis.
-        let b_rank = type_of(weights.int)?.rank()?;
+        let b_rank = tensor_type_of_value(weights.int)?.rank()?;
         (b_rank == 2 && weights.axis.unwrap_or(1) == 1).then_some(())?;
     }
     Some(Fusion { op, operands })
@@ -135,7 +133,7 @@ fn float_of_int32<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<MlirValue<'c, 'a>>
     let cast = named(v, "torch.aten.to.dtype")?;
     (constant_int(cast.operand(1).ok()?)? == FLOAT32).then_some(())?;
     let acc = cast.operand(0).ok()?;
-    (type_of(acc)?.dtype? == crate::onnx::dtype::DType::I32).then_some(acc)
+    (tensor_type_of_value(acc)?.dtype? == crate::onnx::dtype::DType::I32).then_some(acc)
 }
 
 /// How many values a float operand of a product of rank `rank` holds when it holds one
@@ -256,7 +254,7 @@ fn centred_weights<'c: 'a, 'a>(v: MlirValue<'c, 'a>) -> Option<Weights<'c, 'a>> 
 
 /// Whether `v` is a float32 literal of ones.
 fn all_ones(v: MlirValue) -> bool {
-    let (Some(op), Some(ty)) = (named(v, "torch.vtensor.literal"), type_of(v)) else {
+    let (Some(op), Some(ty)) = (named(v, "torch.vtensor.literal"), tensor_type_of_value(v)) else {
         return false;
     };
     let Ok(attr) = op.attribute("value") else {

@@ -21,13 +21,13 @@
 
 use std::collections::HashMap;
 
+use melior::ir::Value as MlirValue;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::elementwise::users_after;
 use super::{Fusion, Match, Operand, key};
 use crate::dialect::qlower;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value;
 use crate::ir::matchers::{constant_float, constant_int, is_one, named};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
@@ -128,7 +128,7 @@ fn term<'c: 'a, 'a>(
         return None;
     }
     let (table, flat) = (select.operand(0).ok()?, select.operand(2).ok()?);
-    let table_type = type_of(table)?;
+    let table_type = tensor_type_of_value(table)?;
     let readable = if quantized {
         matches!(table_type.dtype, Some(DType::QUInt8 | DType::QInt8))
             && named(table, "torch.aten._make_per_tensor_quantized_tensor").is_some()
@@ -148,7 +148,10 @@ fn term<'c: 'a, 'a>(
         return None;
     }
     let ids = ids_of(flat, lead)?;
-    type_of(ids)?.dtype?.is_integer().then_some((table, ids))
+    tensor_type_of_value(ids)?
+        .dtype?
+        .is_integer()
+        .then_some((table, ids))
 }
 
 /// The ids whose shape the rows' `lead` sizes are: `x` when `flat` flattens it and
@@ -163,7 +166,7 @@ fn ids_of<'c: 'a, 'a>(flat: MlirValue<'c, 'a>, lead: &[MlirValue]) -> Option<Mli
         }
     }
     let (length, ones) = lead.split_last()?;
-    let flat_dims = type_of(flat)?.shape?;
+    let flat_dims = tensor_type_of_value(flat)?.shape?;
     let [Some(n)] = flat_dims.as_slice() else {
         return None;
     };
@@ -174,7 +177,7 @@ fn ids_of<'c: 'a, 'a>(flat: MlirValue<'c, 'a>, lead: &[MlirValue]) -> Option<Mli
 /// Each size is `x`'s size on its axis: `size.int(x, i)`, or the constant of a
 /// dimension the type states.
 fn is_dims_of(sizes: &[MlirValue], x: MlirValue) -> bool {
-    let Some(dims) = type_of(x).and_then(|t| t.shape) else {
+    let Some(dims) = tensor_type_of_value(x).and_then(|t| t.shape) else {
         return false;
     };
     dims.len() == sizes.len()
@@ -197,13 +200,9 @@ fn is_f32_literal(v: MlirValue, hidden: i64) -> bool {
     named(v, "torch.vtensor.literal").is_some() && f32_last_dim(v) == Some(hidden)
 }
 
-fn type_of(v: MlirValue) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
-
 /// The last dimension of an f32 tensor, when the type states it.
 fn f32_last_dim(v: MlirValue) -> Option<i64> {
-    let t = type_of(v)?;
+    let t = tensor_type_of_value(v)?;
     if t.dtype != Some(DType::F32) {
         return None;
     }

@@ -19,13 +19,13 @@
 //! it stays. Every intermediate must be read only by the chain (or by a `size.int`
 //! the chain's reshapes read).
 
+use melior::ir::Value as MlirValue;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::elementwise::users_after;
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value;
 use crate::ir::matchers::{constant_int, constant_str, defining, named, op_name};
 use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
@@ -35,7 +35,7 @@ use crate::onnx::dtype::DType;
 pub fn match_rows<'c: 'a, 'a>(reshape: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     // The root first: its readers are outside, and its result is the fused op's.
     let mut chain = Chain { ops: vec![reshape] };
-    let root_type = type_of(reshape.result(0).ok()?.into())?;
+    let root_type = tensor_type_of_value(reshape.result(0).ok()?.into())?;
     let [_, Some(columns)] = root_type.shape.as_deref()? else {
         return None;
     };
@@ -69,7 +69,7 @@ pub fn match_rows<'c: 'a, 'a>(reshape: OperationRef<'c, 'a>) -> Option<Fusion<'c
         picked = widen.operand(0).ok()?;
     }
     let (scales, flat) = chain.rows(picked)?;
-    let scales_type = type_of(scales)?;
+    let scales_type = tensor_type_of_value(scales)?;
     if !matches!(
         scales_type.dtype,
         Some(DType::F32 | DType::F16 | DType::BF16)
@@ -102,7 +102,7 @@ pub fn match_rows<'c: 'a, 'a>(reshape: OperationRef<'c, 'a>) -> Option<Fusion<'c
         return None;
     }
     let grouped_op = chain.read(grouped, "torch.aten.reshape")?;
-    let grouped_type = type_of(grouped)?;
+    let grouped_type = tensor_type_of_value(grouped)?;
     let [_, Some(blocks), Some(block)] = grouped_type.shape.as_deref()? else {
         return None;
     };
@@ -176,9 +176,9 @@ impl<'c: 'a, 'a> Chain<'c, 'a> {
     fn rows(&mut self, v: MlirValue<'c, 'a>) -> Option<(MlirValue<'c, 'a>, MlirValue<'c, 'a>)> {
         let select = self.read(v, "torch.aten.index_select")?;
         let (table, flat) = (select.operand(0).ok()?, select.operand(2).ok()?);
-        let flat_type = type_of(flat)?;
+        let flat_type = tensor_type_of_value(flat)?;
         if constant_int(select.operand(1).ok()?)? != 0
-            || type_of(table)?.shape?.len() != 2
+            || tensor_type_of_value(table)?.shape?.len() != 2
             || flat_type.shape?.len() != 1
             || !flat_type.dtype?.is_integer()
         {
@@ -263,17 +263,13 @@ fn size_read_inside(s: MlirValue, inside: &impl Fn(&OperationRef) -> bool) -> bo
     })
 }
 
-fn type_of(v: MlirValue) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
-
 fn element(v: MlirValue) -> Option<DType> {
-    type_of(v)?.dtype
+    tensor_type_of_value(v)?.dtype
 }
 
 /// The static size of a 2-D value's last axis.
 fn columns_of(v: MlirValue) -> Option<i64> {
-    match type_of(v)?.shape.as_deref()? {
+    match tensor_type_of_value(v)?.shape.as_deref()? {
         [_, Some(c)] => Some(*c),
         _ => None,
     }

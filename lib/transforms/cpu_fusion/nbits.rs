@@ -14,21 +14,17 @@
 //! Float zero points (a `sub.Tensor` after the dequantize) are not matched: that
 //! matmul runs on the float weight.
 
+use melior::ir::Value as MlirValue;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::{Fusion, Operand};
 use crate::dialect::qlower;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value;
 use crate::ir::matchers::{constant_int, defining, named};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::onnx::dtype::DType;
 use crate::runtime::ir_values::constant_value;
-
-fn type_of(v: MlirValue) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
 
 fn literal(v: MlirValue) -> Option<Value> {
     constant_value(defining(v)?).ok().flatten()
@@ -36,7 +32,7 @@ fn literal(v: MlirValue) -> Option<Value> {
 
 pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, 'a>> {
     let a = mm.operand(0).ok()?;
-    let a_type = type_of(a)?;
+    let a_type = tensor_type_of_value(a)?;
     if a_type.dtype != Some(DType::F32) {
         return None;
     }
@@ -66,7 +62,7 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
             p
         }
     };
-    let [k, n] = type_of(t.result(0).ok()?.into())?.static_dims()?[..] else {
+    let [k, n] = tensor_type_of_value(t.result(0).ok()?.into())?.static_dims()?[..] else {
         return None;
     };
     if a_type.shape.as_ref()?.last().copied().flatten() != Some(k) {
@@ -82,7 +78,8 @@ pub fn match_matmul<'c: 'a, 'a>(mm: OperationRef<'c, 'a>) -> Option<Fusion<'c, '
         x = slice.operand(0).ok()?;
     }
     let reshape = named(x, "torch.aten.reshape")?;
-    let [rn, padded] = type_of(reshape.result(0).ok()?.into())?.static_dims()?[..] else {
+    let [rn, padded] = tensor_type_of_value(reshape.result(0).ok()?.into())?.static_dims()?[..]
+    else {
         return None;
     };
     let dq = named(reshape.operand(0).ok()?, "torch.aten.dequantize.self")?;

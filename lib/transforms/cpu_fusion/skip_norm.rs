@@ -22,13 +22,13 @@
 
 use std::collections::HashMap;
 
+use melior::ir::Value as MlirValue;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{Value as MlirValue, ValueLike};
 
 use super::elementwise::users_after;
 use super::{Fusion, Match, Operand, key};
 use crate::dialect::qlower;
-use crate::dialect::types::TensorType;
+use crate::dialect::types::tensor_type_of_value;
 use crate::ir::matchers::{
     constant_bool, constant_float, constant_int, defining, is_one, named, op_name,
 };
@@ -36,13 +36,9 @@ use crate::kernels::tensor::value::Value;
 use crate::onnx::dtype::DType;
 use crate::runtime::ir_values::constant_value;
 
-fn type_of(v: MlirValue) -> Option<TensorType> {
-    TensorType::parse(&v.r#type().to_string())
-}
-
 /// The shape of an f32 tensor with a known last dimension, and that dimension.
 fn f32_rows(v: MlirValue) -> Option<(Vec<Option<i64>>, i64)> {
-    let t = type_of(v)?;
+    let t = tensor_type_of_value(v)?;
     if t.dtype != Some(DType::F32) {
         return None;
     }
@@ -139,7 +135,7 @@ pub fn match_layer_norm<'c: 'a, 'a>(
 
 /// An f32 constant of one element (a rank-0 literal), as f64.
 fn one_f32(v: MlirValue) -> Option<f64> {
-    if type_of(v)?.dtype != Some(DType::F32) {
+    if tensor_type_of_value(v)?.dtype != Some(DType::F32) {
         return None;
     }
     match constant_value(defining(v)?).ok().flatten()? {
