@@ -33,8 +33,7 @@ pub(super) fn max_or_nan(x: &[f32]) -> f32 {
 
 /// The sum of `x` in f64: lane `i` adds the elements at `i mod LANES`, the lanes then
 /// add pairwise, then the tail. The f64 sum of f32s rounds far below f32's ulp, so the
-/// order only matters in the last bits of the f64. (`vector_math::softmax_row_on` sums
-/// its exponentials in these lanes too.)
+/// order only matters in the last bits of the f64.
 pub(super) fn sum_f64(x: &[f32]) -> f64 {
     with_avx2(
         #[inline(always)]

@@ -3,16 +3,16 @@
 //! maximum tracked NaNs lane by lane, the shift and the scale ran on SSE, and the
 //! shifted row went through memory. The arithmetic is `norm::softmax_row_in_passes`',
 //! element for element and in its order: `x - max` in f32, `exp` per lane (the tail
-//! through a padded vector, as `map_on` does), the f64 sum in 16 lanes (lane `i` adds
-//! the elements at `i mod 16`, the lanes then add pairwise, then the tail in order),
-//! rounded to f32 once, and each exponential times the f32 reciprocal of the sum. The
+//! through a padded vector, as `map_on` does), the f64 sum of `row_reduce::sum_f64`
+//! itself, rounded to f32 once, and each exponential times the f32 reciprocal of the sum. The
 //! maximum is `vmaxps`', which drops NaNs; a NaN in the row makes the sum NaN, and the
 //! row is then left to the passes, whose maximum is NaN as torch's is.
 
 use super::exp::exp;
 use super::lanes::Lanes;
+use crate::kernels::ops::row_reduce::sum_f64;
 
-/// Lanes of the f64 sum; `row_reduce::sum_f64`'s count.
+/// Lanes of the widest vector: the tail goes through one padded vector.
 const LANES: usize = 16;
 
 /// `exp(x - max) / sum` of the row `x` into `y` (as long); `false` when the sum is
@@ -46,23 +46,7 @@ pub(super) fn softmax_row<V: Lanes>(x: &[f32], y: &mut [f32]) -> bool {
         exp(V::load(&padded).sub(shift)).store(&mut res);
         y[vectors..n].copy_from_slice(&res[..n - vectors]);
     }
-    // A pass of its own: inside the exponentials' loop the lanes were kept two to a
-    // register.
-    let whole = n - n % LANES;
-    let mut lanes = [0.0f64; LANES];
-    for c in y[..whole].chunks_exact(LANES) {
-        for (s, &e) in lanes.iter_mut().zip(c) {
-            *s += f64::from(e);
-        }
-    }
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for i in 0..width {
-            lanes[i] += lanes[i + width];
-        }
-    }
-    let sum = y[whole..n].iter().fold(lanes[0], |s, &e| s + f64::from(e)) as f32;
+    let sum = sum_f64(&y[..n]) as f32;
     if sum.is_nan() {
         return false;
     }
