@@ -113,12 +113,31 @@ fn terms<'a>(c: &'a Call) -> Result<Terms<'a>> {
 }
 
 /// The results: the norm `y`, then the sum when the IR declares a second result.
-fn results(c: &Call, shape: &[usize], y: Vec<f32>, sum: Option<Vec<f32>>) -> Result<Vec<Value>> {
+fn results(c: &Call, shape: &[usize], y: Vec<f32>, sum: Vec<f32>) -> Result<Vec<Value>> {
     let mut out = args::ret(c, Tensor::new(shape.to_vec(), Data::F32(y))?)?;
-    if let Some(sum) = sum {
+    if c.results.len() > 1 {
         out.push(Value::tensor(Tensor::new(shape.to_vec(), Data::F32(sum))?));
     }
     Ok(out)
+}
+
+/// The sum of `t` and `norm` of it, a block of `ROWS` rows at a time over the pool,
+/// the block's sum still in the cache: `(norm, sum)`. The sum is the scratch the norm
+/// reads, and a result when the IR asks for it.
+fn sum_and_norm(t: &Terms, norm: impl Fn(&[f32], &mut [f32]) + Sync) -> (Vec<f32>, Vec<f32>) {
+    let (n, total) = (t.n, t.a.len());
+    let mut y = vec![0.0f32; total];
+    let mut sum = vec![0.0f32; total];
+    if n > 0 {
+        y.par_chunks_mut(n * ROWS)
+            .zip(sum.par_chunks_mut(n * ROWS))
+            .enumerate()
+            .for_each(|(k, (y, x))| {
+                t.sum_rows(k * ROWS, x);
+                norm(x, y);
+            });
+    }
+    (y, sum)
 }
 
 /// `qlower.skip_layer_norm(a, b, c, gamma, beta, epsilon)`.
@@ -128,37 +147,12 @@ pub fn skip_layer_norm(c: &Call) -> Result<Vec<Value>> {
     let weight = affine(c, 3, &[n], "gamma")?;
     let bias = affine(c, 4, &[n], "beta")?;
     let eps = args::float(c, 5)?;
-    let returns_sum = c.results.len() > 1;
-    let total = t.a.len();
-    let mut y = vec![0.0f32; total];
-    let mut sum = vec![0.0f32; if returns_sum { total } else { 0 }];
-    if n > 0 {
-        let block = |(k, y): (usize, &mut [f32]), sum: Option<&mut [f32]>| {
-            let mut scratch = Vec::new();
-            let rows = match sum {
-                Some(s) => s,
-                None => {
-                    scratch.resize(y.len(), 0.0);
-                    &mut scratch[..]
-                }
-            };
-            t.sum_rows(k * ROWS, rows);
-            let (mut means, mut rstds) = ([0.0; ROWS], [0.0; ROWS]);
-            let affine = (weight.as_deref(), bias.as_deref());
-            normalize_f32_rows(rows, n, eps, affine, y, &mut means, &mut rstds);
-        };
-        if returns_sum {
-            y.par_chunks_mut(n * ROWS)
-                .enumerate()
-                .zip(sum.par_chunks_mut(n * ROWS))
-                .for_each(|(y, s)| block(y, Some(s)));
-        } else {
-            y.par_chunks_mut(n * ROWS)
-                .enumerate()
-                .for_each(|y| block(y, None));
-        }
-    }
-    results(c, &t.shape, y, returns_sum.then_some(sum))
+    let (y, sum) = sum_and_norm(&t, |x, y| {
+        let (mut means, mut rstds) = ([0.0; ROWS], [0.0; ROWS]);
+        let affine = (weight.as_deref(), bias.as_deref());
+        normalize_f32_rows(x, n, eps, affine, y, &mut means, &mut rstds);
+    });
+    results(c, &t.shape, y, sum)
 }
 
 /// `qlower.rms_norm(a, b, c, gamma, epsilon, gamma_first)`.
@@ -178,20 +172,8 @@ pub fn rms_norm(c: &Call) -> Result<Vec<Value>> {
     // The unfused add rounds the epsilon to f32 (`add.Scalar`), or reads an f32 literal.
     let eps = args::float(c, 4)? as f32;
     let gamma_first = args::boolean(c, 5)?;
-    let returns_sum = c.results.len() > 1;
-    let total = t.a.len();
-    let mut y = vec![0.0f32; total];
-    let mut sum = vec![0.0f32; total];
-    if n > 0 {
-        y.par_chunks_mut(n * ROWS)
-            .zip(sum.par_chunks_mut(n * ROWS))
-            .enumerate()
-            .for_each(|(k, (y, x))| {
-                t.sum_rows(k * ROWS, x);
-                rms_rows(x, n, eps, gamma, gamma_first, y);
-            });
-    }
-    results(c, &t.shape, y, returns_sum.then_some(sum))
+    let (y, sum) = sum_and_norm(&t, |x, y| rms_rows(x, n, eps, gamma, gamma_first, y));
+    results(c, &t.shape, y, sum)
 }
 
 /// Up to `ROWS` rows of `n` values RMS-normalized into `y`. The squares' sums run

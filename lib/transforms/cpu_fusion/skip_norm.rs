@@ -72,17 +72,13 @@ fn terms<'c: 'a, 'a>(
             && uses.get(&key(p)) == Some(&1)
             && f32_rows(p).is_some_and(|(s, _)| s == shape)
     });
-    let [a, b, c] = match inner {
-        Some(i) => [i.operand(0).ok()?, i.operand(1).ok()?, q],
-        None => [p, q, q],
+    let (a, b, c) = match inner {
+        Some(i) => (i.operand(0).ok()?, i.operand(1).ok()?, Operand::Ir(q)),
+        None => (p, q, Operand::Const(Value::None)),
     };
     (f32_rows(a)?.0 == shape).then_some(())?;
     whole_or_row(b)?;
-    let none = Operand::Const(Value::None);
-    Some(match inner {
-        Some(_) => [Operand::Ir(a), Operand::Ir(b), Operand::Ir(c)],
-        None => [Operand::Ir(a), Operand::Ir(b), none],
-    })
+    Some([Operand::Ir(a), Operand::Ir(b), c])
 }
 
 /// The values the fused op also returns: `sum` when it is read `inside` times within
