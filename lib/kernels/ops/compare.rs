@@ -69,9 +69,8 @@ fn compare(c: &Call, test: impl Fn(std::cmp::Ordering) -> bool) -> Result<Vec<Va
         zip(&inputs, |x| {
             Ok(x[0].partial_cmp(&x[1]).map_or(nan_result, &test))
         })?
-    } else if let Some(fast) = (common == DType::I64)
-        .then(|| fast_i64_binary(&a, &b, |x, y| test(x.cmp(&y))))
-        .flatten()
+    } else if common == DType::I64
+        && let Some(fast) = fast_i64_binary(&a, &b, |x, y| test(x.cmp(&y)))
     {
         fast
     } else {
