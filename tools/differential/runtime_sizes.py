@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from qlower_tools import ort_oracle
+from qlower_tools import ort_oracle, qlower_cli
 
 BOUND = 1e-5
 
@@ -131,21 +131,15 @@ def main():
             for run in shapes:
                 total += 1
                 shape, t = run if isinstance(run, tuple) else (run, None)
-                xin, tin = os.path.join(tmp, "x.npy"), os.path.join(tmp, "t.npy")
-                out = os.path.join(tmp, f"out{total}")
-                x = rng.standard_normal(shape).astype(np.float32)
-                np.save(xin, x)
-                feeds, flags = {"x": x}, ["-i", f"x={xin}"]
+                feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
                 if t is not None:
-                    np.save(tin, t)
                     feeds["t"] = t
-                    flags += ["-i", f"t={tin}"]
-                r = subprocess.run([args.qlower, "run", mlir, *flags, "--out-dir", out,
-                                    "--threads", "1"], capture_output=True, text=True, timeout=120)
-                if r.returncode != 0:
-                    failures.append(f"{name} at {shape}: qlower failed: {r.stderr.strip()}")
+                outputs, err = qlower_cli.run(args.qlower, mlir, feeds, ["y"], tmp, threads=1,
+                                              timeout=120)
+                if outputs is None:
+                    failures.append(f"{name} at {shape}: qlower failed: {err}")
                     continue
-                got = np.load(os.path.join(out, "y.npy"))
+                got = outputs["y"]
                 want = ort_oracle.run(m, feeds)["y"]
                 err = float(np.linalg.norm(got.astype(np.float64) - want)
                             / max(np.linalg.norm(want), 1e-30)) if got.shape == want.shape else 1.0
