@@ -62,7 +62,7 @@ def quantize(
     percentile: Optional[float] = None,
     num_bins: Optional[int] = None,
     num_quantized_bins: Optional[int] = None,
-    bias_correction: bool = False,
+    bias_correction: Union[bool, str, None] = None,
     weight_range: str = "minmax",
     reduce_range: bool = False,
     quant_format: str = "qdq",

@@ -7,8 +7,8 @@ use clap::Args;
 
 use qlower::onnx::load::load_model;
 use qlower::quantize::{
-    self, CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange, WeightType, encode,
-    report,
+    self, BiasCorrection, CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange,
+    WeightType, encode, report,
 };
 
 #[derive(Args)]
@@ -129,10 +129,18 @@ struct RangeArgs {
     #[arg(long, value_name = "N")]
     num_quantized_bins: Option<usize>,
     /// Correct each quantized Conv and Gemm bias, and the constant bias Added to a
-    /// quantized MatMul's output, by the output shift that quantizing
-    /// its weight causes on the calibration samples.
-    #[arg(long)]
-    bias_correction: bool,
+    /// quantized MatMul's output, by the output shift that quantizing its weight causes
+    /// on the calibration samples. `auto` (the default) corrects when that lowers the
+    /// error on left-out calibration samples; the bare flag means `on`.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        default_value_t = BiasCorrection::Auto,
+        default_missing_value = "on"
+    )]
+    bias_correction: BiasCorrection,
     /// How weight scales are chosen: `minmax` (ORT's) or `mse` (least squared error per
     /// channel, symmetric weights).
     #[arg(long, value_enum, default_value_t = WeightRange::Minmax)]

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use super::proto::GraphProto;
 
 /// Names already used by the graph, and new ones made unique against them.
+#[derive(Clone)]
 pub struct Names(HashSet<String>);
 
 impl Names {

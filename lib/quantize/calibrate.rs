@@ -103,7 +103,7 @@ pub enum ChannelAxis {
 /// What calibration found: each float tensor's range, and the requested means.
 pub struct Calibrated {
     pub ranges: HashMap<String, (f32, f32)>,
-    pub means: HashMap<String, Vec<f64>>,
+    pub means: ChannelMeans,
     /// Each sample's own min-max of every tensor, sample by sample (the distribution
     /// method only: `range_choice` cross-validates its rule on them).
     pub per_sample: Vec<HashMap<String, MinMax>>,
@@ -144,7 +144,7 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
     let method = request.method;
     let options = request.options;
     let mut extremes: BTreeMap<String, Extremes> = BTreeMap::new();
-    let mut means: HashMap<String, ChannelMeans> = HashMap::new();
+    let mut means = ChannelMeans::default();
     // The smallest magnitude seen, where the percentile histogram starts.
     let mut smallest: HashMap<String, f32> = HashMap::new();
     // Distribution's range, for an integer grid, needs only the extremes: these are
@@ -178,16 +178,9 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
             *s = v.iter().fold(*s, |s, x| s.min(x.abs()));
         }
         if let Some(&axis) = request.means.get(name) {
-            means
-                .entry(name.to_string())
-                .or_default()
-                .add(shape, v, axis);
+            means.add(name, index, shape, v, axis);
         }
     })?;
-    let means = means
-        .into_iter()
-        .filter_map(|(k, m)| m.mean().map(|m| (k, m)))
-        .collect();
     if !histogram_pass {
         let ranges = extremes.into_iter().map(|(k, m)| (k, m.range())).collect();
         return Ok(Calibrated {
@@ -241,17 +234,25 @@ pub fn collect(model: &ValidModel, samples: &[Sample], request: &Request) -> Res
     })
 }
 
-/// Sums of a tensor's values per channel over every sample.
+/// Sums of some tensors' values per channel, kept sample by sample so that a mean can
+/// leave one sample out (bias correction's automatic choice judges the correction on
+/// a sample that did not contribute to it).
 #[derive(Default)]
-struct ChannelMeans {
-    sums: Vec<f64>,
-    counts: Vec<u64>,
+pub struct ChannelMeans {
+    tensors: HashMap<String, ChannelSums>,
+}
+
+#[derive(Default)]
+struct ChannelSums {
+    /// Per sample: the sum and count of each channel's values.
+    samples: Vec<(Vec<f64>, Vec<u64>)>,
     /// Set when two samples disagree on the channel count: no mean then.
     mismatch: bool,
 }
 
 impl ChannelMeans {
-    fn add(&mut self, shape: &[usize], v: &[f32], axis: ChannelAxis) {
+    fn add(&mut self, name: &str, sample: usize, shape: &[usize], v: &[f32], axis: ChannelAxis) {
+        let t = self.tensors.entry(name.to_string()).or_default();
         let a = match axis {
             ChannelAxis::First => 0,
             ChannelAxis::Second => 1,
@@ -259,35 +260,66 @@ impl ChannelMeans {
         };
         let (Some(&channels), true) = (shape.get(a), shape.iter().product::<usize>() == v.len())
         else {
-            self.mismatch = true;
+            t.mismatch = true;
             return;
         };
         if channels == 0 {
             return;
         }
-        if self.sums.is_empty() {
-            self.sums = vec![0.0; channels];
-            self.counts = vec![0; channels];
-        } else if self.sums.len() != channels {
-            self.mismatch = true;
+        if t.samples
+            .iter()
+            .any(|(s, _)| !s.is_empty() && s.len() != channels)
+        {
+            t.mismatch = true;
             return;
+        }
+        if t.samples.len() <= sample {
+            t.samples.resize_with(sample + 1, Default::default);
+        }
+        let (sums, counts) = &mut t.samples[sample];
+        if sums.is_empty() {
+            *sums = vec![0.0; channels];
+            *counts = vec![0; channels];
         }
         let inner: usize = shape[a + 1..].iter().product::<usize>().max(1);
         for (i, &x) in v.iter().enumerate() {
             let c = (i / inner) % channels;
-            self.sums[c] += x as f64;
-            self.counts[c] += 1;
+            sums[c] += x as f64;
+            counts[c] += 1;
         }
     }
 
-    fn mean(&self) -> Option<Vec<f64>> {
-        if self.mismatch || self.sums.is_empty() {
+    /// Each tensor's mean per channel over every sample but `left_out`.
+    pub fn means(&self, left_out: Option<usize>) -> HashMap<String, Vec<f64>> {
+        self.tensors
+            .iter()
+            .filter_map(|(name, t)| t.mean(left_out).map(|m| (name.clone(), m)))
+            .collect()
+    }
+}
+
+impl ChannelSums {
+    fn mean(&self, left_out: Option<usize>) -> Option<Vec<f64>> {
+        if self.mismatch {
             return None;
         }
+        let channels = self.samples.iter().map(|(s, _)| s.len()).max()?;
+        if channels == 0 {
+            return None;
+        }
+        let (mut sums, mut counts) = (vec![0.0f64; channels], vec![0u64; channels]);
+        for (i, (s, n)) in self.samples.iter().enumerate() {
+            if Some(i) == left_out || s.is_empty() {
+                continue;
+            }
+            for ((sum, count), (&x, &k)) in sums.iter_mut().zip(&mut counts).zip(s.iter().zip(n)) {
+                *sum += x;
+                *count += k;
+            }
+        }
         Some(
-            self.sums
-                .iter()
-                .zip(&self.counts)
+            sums.iter()
+                .zip(&counts)
                 .map(|(&s, &n)| if n == 0 { 0.0 } else { s / n as f64 })
                 .collect(),
         )
@@ -380,4 +412,38 @@ pub(super) fn sample_inputs(plan: &Plan, sample: &Sample) -> Result<Vec<Tensor>>
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_means_leave_one_sample_out() {
+        let mut m = ChannelMeans::default();
+        // [1, 2 channels, 2 positions] NCHW-like, three samples.
+        let samples = [
+            [1.0, 3.0, 10.0, 10.0],
+            [5.0, 7.0, 20.0, 20.0],
+            [0.0, 0.0, 30.0, 30.0],
+        ];
+        for (i, v) in samples.iter().enumerate() {
+            m.add("x", i, &[1, 2, 2], v, ChannelAxis::Second);
+        }
+        assert_eq!(m.means(None)["x"], vec![16.0 / 6.0, 20.0]);
+        assert_eq!(m.means(Some(1))["x"], vec![1.0, 20.0]);
+        assert_eq!(m.means(Some(2))["x"], vec![4.0, 15.0]);
+        // A sample with another channel count makes the mean unknown, not wrong.
+        m.add("x", 3, &[1, 3, 1], &[1.0, 2.0, 3.0], ChannelAxis::Second);
+        assert!(!m.means(None).contains_key("x"));
+    }
+
+    #[test]
+    fn channel_means_take_the_last_axis() {
+        let mut m = ChannelMeans::default();
+        let v = [1.0, 2.0, 3.0, 3.0, 4.0, 5.0];
+        m.add("a", 0, &[2, 3], &v, ChannelAxis::Last);
+        assert_eq!(m.means(None)["a"], vec![2.0, 3.0, 4.0]);
+        assert!(m.means(Some(0)).get("a").is_some_and(|v| v == &[0.0; 3]));
+    }
 }

@@ -15,6 +15,7 @@
 //! so every reader (the quantized op, an op left in float, a graph output) sees the
 //! same dequantized tensor, with the per-channel `axis` on its one DequantizeLinear.
 
+mod bias_choice;
 mod bias_correction;
 mod calibrate;
 mod constant_weights;
@@ -46,7 +47,7 @@ use crate::onnx::validate::ValidModel;
 use crate::op_tables::op_tables;
 use crate::opset_upgrade;
 pub use params::QType;
-pub use range_options::{RangeOptions, WeightRange};
+pub use range_options::{BiasCorrection, RangeOptions, WeightRange};
 pub use smooth_quant::SmoothOptions;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -25,8 +25,8 @@ use crate::runtime::plan::Plan;
 /// Every activation's range, by tensor name.
 type Ranges = HashMap<String, (f32, f32)>;
 
-/// Quantizes a model with the given activation ranges.
-pub type Build<'a> = dyn Fn(ValidModel, Ranges) -> Result<ModelProto> + 'a;
+/// Quantizes the model with the given activation ranges.
+pub type Build<'a> = dyn Fn(Ranges) -> Result<ModelProto> + 'a;
 
 /// The `balance` of `BALANCES` whose ranges give the least error on left-out samples,
 /// `DEFAULT_BALANCE` with fewer than two samples. `per_sample` holds each sample's own
@@ -55,9 +55,7 @@ pub fn balance(
             let error = match tried.iter().find(|(r, _)| *r == ranges) {
                 Some((_, e)) => *e,
                 None => {
-                    let copy = validate::validate(model.proto.clone(), model.dir.clone())?;
-                    let quantized =
-                        validate::validate(build(copy, ranges.clone())?, model.dir.clone())?;
+                    let quantized = validate::validate(build(ranges.clone())?, model.dir.clone())?;
                     let plan =
                         plan_of(&quantized).context("compiling a candidate quantized model")?;
                     let e = relative_l2(&reference, &outputs_by_name(&plan, sample)?);
@@ -112,7 +110,7 @@ fn union_except(
     out
 }
 
-fn plan_of(model: &ValidModel) -> Result<Plan> {
+pub(super) fn plan_of(model: &ValidModel) -> Result<Plan> {
     let context = new_context();
     let module = compile(
         &context,
@@ -125,7 +123,7 @@ fn plan_of(model: &ValidModel) -> Result<Plan> {
 }
 
 /// The float outputs of `plan` on `sample`, by output name.
-fn outputs_by_name(plan: &Plan, sample: &Sample) -> Result<HashMap<String, Vec<f32>>> {
+pub(super) fn outputs_by_name(plan: &Plan, sample: &Sample) -> Result<HashMap<String, Vec<f32>>> {
     let outputs: Vec<Tensor> = plan.run(calibrate::sample_inputs(plan, sample)?)?;
     Ok(plan
         .outputs
@@ -140,7 +138,10 @@ fn outputs_by_name(plan: &Plan, sample: &Sample) -> Result<HashMap<String, Vec<f
 
 /// The relative L2 error of every float output together (the float model's outputs
 /// missing from the quantized model's count as all error).
-fn relative_l2(reference: &HashMap<String, Vec<f32>>, got: &HashMap<String, Vec<f32>>) -> f64 {
+pub(super) fn relative_l2(
+    reference: &HashMap<String, Vec<f32>>,
+    got: &HashMap<String, Vec<f32>>,
+) -> f64 {
     let (mut signal, mut noise) = (0.0f64, 0.0f64);
     for (name, want) in reference {
         let have = got.get(name);

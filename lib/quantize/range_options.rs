@@ -21,6 +21,20 @@ pub enum WeightRange {
     Mse,
 }
 
+/// `--bias-correction`: whether biases are corrected for the mean shift that
+/// quantizing the weights causes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BiasCorrection {
+    /// Corrected when that lowers the error on left-out calibration samples (static
+    /// mode with two samples or more; otherwise off). The correction helps CNNs and
+    /// hurts encoders whose few outlier channels dominate the means, so it is measured.
+    Auto,
+    /// Always corrected (static mode).
+    On,
+    /// Never corrected, as ONNX Runtime's quantizer.
+    Off,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RangeOptions {
     /// Min-max ranges averaged over samples (`--moving-average`).
@@ -35,7 +49,7 @@ pub struct RangeOptions {
     pub num_quantized_bins: Option<usize>,
     /// `--bias-correction`: biases corrected by the expected shift that quantizing the
     /// weights causes on the calibration samples.
-    pub bias_correction: bool,
+    pub bias_correction: BiasCorrection,
     pub weight_range: WeightRange,
 }
 
@@ -47,7 +61,7 @@ impl Default for RangeOptions {
             percentile: None,
             num_bins: None,
             num_quantized_bins: None,
-            bias_correction: false,
+            bias_correction: BiasCorrection::Auto,
             weight_range: WeightRange::Minmax,
         }
     }
@@ -108,8 +122,8 @@ impl RangeOptions {
                 "--num-quantized-bins applies to --calibrate-method entropy only",
             ),
             (
-                self.bias_correction && !stat,
-                "--bias-correction needs --mode static (it measures the layers' inputs on \
+                self.bias_correction == BiasCorrection::On && !stat,
+                "--bias-correction on needs --mode static (it measures the layers' inputs on \
                  the calibration samples)",
             ),
             (
@@ -172,10 +186,11 @@ mod tests {
                 .is_err()
         );
         let bias = RangeOptions {
-            bias_correction: true,
+            bias_correction: BiasCorrection::On,
             ..Default::default()
         };
         assert!(bias.check(Mode::Dynamic, None).is_err());
+        assert!(RangeOptions::default().check(Mode::Dynamic, None).is_ok());
         assert!(bias.check(Mode::Static, Some(CalibrateMethod::Mse)).is_ok());
     }
 }

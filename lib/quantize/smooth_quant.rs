@@ -22,7 +22,7 @@ use anyhow::{Context, Result};
 
 use super::calibrate::{self, Sample};
 use super::graph_edit::{self, Names};
-use super::{Options, static_qdq};
+use super::{BiasCorrection, Options, static_qdq};
 use crate::ir::context::new_context;
 use crate::kernels::tensor::Data;
 use crate::onnx::proto::{GraphProto, ModelProto};
@@ -133,6 +133,12 @@ fn choose_alpha(
 ) -> Result<Option<f32>> {
     let mut inner = options.clone();
     inner.smooth_quant = None;
+    // α is scored without the automatic bias-correction choice, which would rerun its
+    // own leave-one-out measurement for every candidate; the final quantization makes
+    // that choice once, on the chosen α.
+    if inner.range.bias_correction == BiasCorrection::Auto {
+        inner.range.bias_correction = BiasCorrection::Off;
+    }
     let score = |m: ValidModel| -> Result<f64> {
         let q = static_qdq::quantize(m, &inner)?;
         let q = validate::validate(q, model.dir.clone())?;

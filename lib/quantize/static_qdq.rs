@@ -11,10 +11,11 @@ use super::params::{self, Params, QType};
 use super::ranges::{MinMax, distribution_range};
 use super::targets::{self, Prepared};
 use super::{
-    CalibrateMethod, Options, WEIGHT_OPS, bias_correction, calibrate, encode, range_choice, weights,
+    BiasCorrection, CalibrateMethod, Options, WEIGHT_OPS, bias_choice, bias_correction, calibrate,
+    encode, range_choice, weights,
 };
 use crate::onnx::proto::{ModelProto, NodeProto};
-use crate::onnx::validate::ValidModel;
+use crate::onnx::validate::{self, ValidModel};
 
 pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
     let dir = options
@@ -29,35 +30,51 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
         params_of: &params_of,
         qtype: options.activation_type,
         means: match options.range.bias_correction {
-            true => bias_correction::inputs_to_average(
+            BiasCorrection::Off => HashMap::new(),
+            _ => bias_correction::inputs_to_average(
                 model.proto.graph.as_ref().context("model has no graph")?,
             ),
-            false => HashMap::new(),
         },
     };
     let calibrated = calibrate::collect(&model, &samples, &request)?;
-    let means = calibrated.means;
     let mut ranges = calibrated.ranges;
+    // The weights are quantized once: every candidate the choices below build (and the
+    // final model) starts from a copy of this.
+    let copy = validate::validate(model.proto.clone(), model.dir.clone())?;
+    let prepared = targets::prepare(copy, options)?;
+    // The distribution rule is chosen with the correction as asked; in auto mode,
+    // without it (the correction is then judged on the chosen ranges).
+    let mut means = match options.range.bias_correction {
+        BiasCorrection::On => calibrated.means.means(None),
+        _ => HashMap::new(),
+    };
     if request.method == CalibrateMethod::Distribution {
         let build =
-            |m: ValidModel, r: HashMap<String, (f32, f32)>| with_ranges(m, options, r, &means);
+            |r: HashMap<String, (f32, f32)>| with_ranges(prepared.clone(), options, r, &means);
         let balance = range_choice::balance(&model, &samples, &calibrated.per_sample, &build)?;
         for r in ranges.values_mut() {
             *r = distribution_range(&MinMax { min: r.0, max: r.1 }, balance);
         }
     }
-    with_ranges(model, options, ranges, &means)
+    if options.range.bias_correction == BiasCorrection::Auto {
+        let build = |means: &HashMap<String, Vec<f64>>| {
+            with_ranges(prepared.clone(), options, ranges.clone(), means)
+        };
+        if bias_choice::corrects(&model, &samples, &calibrated.means, &build)? {
+            means = calibrated.means.means(None);
+        }
+    }
+    with_ranges(prepared, options, ranges, &means)
 }
 
-/// The quantized model, given every activation's range and the input means that bias
-/// correction needs.
+/// The quantized model, given the model with its weights quantized, every activation's
+/// range and the input means that bias correction needs.
 fn with_ranges(
-    model: ValidModel,
+    mut p: Prepared,
     options: &Options,
     mut ranges: HashMap<String, (f32, f32)>,
     means: &HashMap<String, Vec<f64>>,
 ) -> Result<ModelProto> {
-    let mut p = targets::prepare(model, options)?;
     share_input_ranges(&p, &mut ranges);
     bias_correction::apply(&mut p, means)?;
     let mut tensors = activations(&p, &ranges);

@@ -8,11 +8,12 @@ use anyhow::{Context, Result, bail};
 
 use super::graph_edit::{self, Names};
 use super::params::{Params, QType};
-use super::{ACTIVATION_OPS, Options, WEIGHT_OPS, constant_weights, weights};
+use super::{ACTIVATION_OPS, BiasCorrection, Mode, Options, WEIGHT_OPS, constant_weights, weights};
 use crate::onnx::proto::{GraphProto, ModelProto};
 use crate::onnx::validate::ValidModel;
 
 /// A model being quantized: its graph's nodes in producer-before-consumer order.
+#[derive(Clone)]
 pub struct Prepared {
     pub proto: ModelProto,
     pub dir: Option<PathBuf>,
@@ -221,7 +222,7 @@ fn quantize_weight(
         symmetric,
         options.range.weight_range,
     )?;
-    if options.range.bias_correction {
+    if options.range.bias_correction != BiasCorrection::Off && options.mode == Mode::Static {
         let error = q.error(&values, qtype);
         prepared
             .weight_error

@@ -18,7 +18,8 @@ use qlower_core::ir::context::new_context;
 use qlower_core::pipeline::{Emit, Options, Target};
 use qlower_core::quantize as ptq;
 use qlower_core::quantize::{
-    CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange, WeightType, encode,
+    BiasCorrection, CalibrateMethod, Mode, QType, QuantFormat, RangeOptions, WeightRange,
+    WeightType, encode,
 };
 
 use crate::error::{QlowerError, choice, qlower_error};
@@ -66,6 +67,13 @@ fn compile(
     Ok(text)
 }
 
+/// `bias_correction=`: True and False as the bare flag and `off`, or a mode's name.
+#[derive(FromPyObject)]
+enum BiasArg {
+    Flag(bool),
+    Name(String),
+}
+
 /// Quantizes a float model (post-training), as `qlower quantize` does; the keywords are
 /// its flags. Writes the model to `output` and returns None, or returns its bytes when
 /// `output` is None.
@@ -77,7 +85,7 @@ fn compile(
     activation_restricted_asymmetric=false, op_types=None, exclude_nodes=None,
     exclude_op_types=None, keep_16bit=None, keep_float=None,
     moving_average=false, averaging_constant=None, percentile=None, num_bins=None,
-    num_quantized_bins=None, bias_correction=false, weight_range="minmax",
+    num_quantized_bins=None, bias_correction=None, weight_range="minmax",
     reduce_range=false, quant_format="qdq", smooth_quant=false, smooth_quant_alpha=None,
     smooth_quant_folding=true, save_smoothed=None,
 ))]
@@ -106,7 +114,7 @@ fn quantize<'py>(
     percentile: Option<f64>,
     num_bins: Option<usize>,
     num_quantized_bins: Option<usize>,
-    bias_correction: bool,
+    bias_correction: Option<BiasArg>,
     weight_range: &str,
     reduce_range: bool,
     quant_format: &str,
@@ -116,6 +124,12 @@ fn quantize<'py>(
     save_smoothed: Option<PathBuf>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let weight_range: WeightRange = choice("weight_range", weight_range)?;
+    let bias_correction = match bias_correction {
+        None => BiasCorrection::Auto,
+        Some(BiasArg::Flag(true)) => BiasCorrection::On,
+        Some(BiasArg::Flag(false)) => BiasCorrection::Off,
+        Some(BiasArg::Name(name)) => choice("bias_correction", &name)?,
+    };
     // ORT spells it QuantFormat.QDQ / QuantFormat.QOperator: any case is taken.
     let format: QuantFormat = choice("quant_format", &quant_format.to_ascii_lowercase())?;
     let mode: Option<Mode> = mode.map(|m| choice("mode", m)).transpose()?;

@@ -345,10 +345,21 @@ def test_quantize_smooth_quant_and_bias_correction_equal_the_command_line(tmp_pa
     (b,) = qlower.Session(smoothed).run(None, feeds)
     np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
     plain = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
-                            smooth_quant=True, smooth_quant_alpha=0.5)
+                            smooth_quant=True, smooth_quant_alpha=0.5, bias_correction=False)
     bias = lambda m: {t.name: numpy_helper.to_array(t)  # noqa: E731
                       for t in onnx.load_from_string(m).graph.initializer}["b"]
     assert not np.array_equal(bias(plain), bias(got))
+    # The three-way setting: a name as on the command line, the default `auto`.
+    off = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
+                          smooth_quant=True, smooth_quant_alpha=0.5, bias_correction="off")
+    assert off == plain
+    cli("quantize", model_path, "-o", tmp_path / "auto.onnx", *common, "--smooth-quant",
+        "--smooth-quant-alpha", "0.5")
+    auto = qlower.quantize(model_path, mode="static", calibration=samples, per_channel=True,
+                           smooth_quant=True, smooth_quant_alpha=0.5)
+    assert auto == (tmp_path / "auto.onnx").read_bytes()
+    with pytest.raises(ValueError, match="bias_correction must be one of"):
+        qlower.quantize(model_path, mode="static", calibration=samples, bias_correction="yes")
     with pytest.raises(Exception, match="smooth-quant needs --mode static"):
         qlower.quantize(model_path, mode="dynamic", smooth_quant=True)
 

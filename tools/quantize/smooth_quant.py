@@ -13,7 +13,8 @@ make_t5.py into the model cache).
 
 Each is quantized statically, per channel, uint8 activations, int8 weights, MatMul/Gemm/
 Conv (as quantizer_accuracy.py does), on `CALIBRATION` generated samples, by
-- qlower plain; qlower --smooth-quant (α chosen by calibration, printed); qlower
+- qlower plain (bias correction chosen automatically, printed); qlower
+  --bias-correction off; qlower --smooth-quant (α chosen by calibration, printed); qlower
   --smooth-quant --smooth-quant-alpha 0.5; qlower --bias-correction;
 - ONNX Runtime's quantize_static plain, and with extra_options SmoothQuant=True (which
   needs neural-compressor; when it is missing the row says so).
@@ -106,8 +107,9 @@ def qlower_quantize(args, source, folder, out, flags):
                           capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
         raise RuntimeError(f"qlower quantize {' '.join(flags)}: {done.stderr.strip()}")
-    chosen = [line for line in done.stderr.splitlines() if "--smooth-quant:" in line]
-    return "; ".join(re.sub(r"^qlower quantize: --smooth-quant: ", "", c) for c in chosen)
+    chosen = [line for line in done.stderr.splitlines()
+              if "--smooth-quant:" in line or "bias correction:" in line]
+    return "; ".join(re.sub(r"^qlower quantize: (--smooth-quant: )?", "", c) for c in chosen)
 
 
 def ort_quantize(source, samples, out, smooth):
@@ -159,7 +161,8 @@ def evaluate(args, name, source, samples, inputs, work, checked):
         return relative_l2(reference, [ort_oracle.run(path, feeds) for feeds in inputs])
 
     rows = {}
-    variants = {"qlower": [], "qlower --smooth-quant": ["--smooth-quant", "--save-smoothed",
+    variants = {"qlower": [], "qlower --bias-correction off": ["--bias-correction", "off"],
+                "qlower --smooth-quant": ["--smooth-quant", "--save-smoothed",
                                                          os.path.join(work, "smoothed.onnx")],
                 "qlower --smooth-quant α=0.5": ["--smooth-quant", "--smooth-quant-alpha", "0.5"],
                 "qlower --bias-correction": ["--bias-correction"]}
@@ -169,7 +172,7 @@ def evaluate(args, name, source, samples, inputs, work, checked):
         rows[label] = (error_of(out), note)
         if label == "qlower --bias-correction":
             names = added_biases(source)
-            plain = float_initializers(os.path.join(work, "qlower.onnx"), names)
+            plain = float_initializers(source, names)
             corrected = float_initializers(out, names)
             changed = sum(k in corrected and not np.array_equal(v, corrected[k])
                           for k, v in plain.items())

@@ -65,3 +65,10 @@ mlp.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 4
 mlp.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 4
 onnx.checker.check_model(mlp)
 onnx.save(mlp, os.path.join(HERE, "mlp_batch4.onnx"))
+
+# Four samples off zero mean: `--bias-correction auto` leaves one out at a time, so it
+# needs two or more, and a mean away from zero gives the correction something to do.
+os.makedirs(os.path.join(HERE, "calib_four"), exist_ok=True)
+for i in range(4):
+    x = (RNG.standard_normal([2, 8]) + 1.0).astype(np.float32)
+    np.savez(os.path.join(HERE, "calib_four", f"sample{i}.npz"), x=x)
