@@ -194,13 +194,10 @@ pub fn run(args: QuantizeArgs) -> Result<()> {
         );
     }
     let model = load_model(&args.model)?;
-    let (quantized, upgrade) = quantize::quantize_and_report(model, &options)?;
+    let (quantized, notes) = quantize::quantize_and_report(model, &options)?;
     encode::write(&quantized, &args.output)?;
-    if let Some(report) = upgrade.filter(|r| r.changed()) {
-        eprintln!(
-            "qlower quantize: raised the default opset {report} so that weights are quantized \
-             per channel"
-        );
+    for note in notes {
+        eprintln!("qlower quantize: {note}");
     }
     let (Some(to), Some(dir)) = (&args.report, &options.calibration) else {
         return Ok(());

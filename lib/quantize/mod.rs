@@ -327,16 +327,43 @@ pub fn quantize(model: ValidModel, options: &Options) -> Result<ModelProto> {
 /// The opset per-channel weights need: DequantizeLinear's `axis` came with 13.
 pub const PER_CHANNEL_OPSET: i64 = 13;
 
-/// `quantize`, also saying how the model's opset was raised when it was. Per-channel
-/// weights need DequantizeLinear's `axis`, so a model older than opset 13 is first
-/// converted to 13 (`opset_upgrade`); ONNX Runtime's quantizer instead quantizes such a
-/// model per tensor without saying so.
+/// `quantize`, also returning what the user should be told (a line each, printed by
+/// the command line on stderr and raised by Python as warnings):
+/// - how the model's opset was raised. Per-channel weights need DequantizeLinear's
+///   `axis`, so a model older than opset 13 is first converted to 13 (`opset_upgrade`);
+///   ONNX Runtime's quantizer instead quantizes such a model per tensor without saying so;
+/// - that nothing could be quantized, when no Conv, MatMul or Gemm has a constant float
+///   weight (at the top level: nodes inside If subgraphs are not quantized). The model
+///   is then returned unchanged, as ONNX Runtime's quantizer writes it, instead of
+///   being refused.
 pub fn quantize_and_report(
     model: ValidModel,
     options: &Options,
-) -> Result<(ModelProto, Option<opset_upgrade::Report>)> {
+) -> Result<(ModelProto, Vec<String>)> {
     options.check()?;
-    let mut report = None;
+    let mut notes = Vec::new();
+    let graph = model
+        .proto
+        .graph
+        .as_ref()
+        .context("the model has no graph")?;
+    if options.mode != Mode::WeightOnly && !targets::has_weights(graph, options)? {
+        let nested = graph.node.iter().any(|n| {
+            n.attribute
+                .iter()
+                .any(|a| a.g.is_some() || !a.graphs.is_empty())
+        });
+        notes.push(format!(
+            "nothing to quantize: no Conv, MatMul or Gemm node{} has a float \
+             initializer or Constant as its weight; the model is written unchanged",
+            if nested {
+                " outside the model's subgraphs (whose nodes are not quantized)"
+            } else {
+                ""
+            }
+        ));
+        return Ok((model.proto, notes));
+    }
     let model = if options.per_channel
         && options.mode != Mode::WeightOnly
         && model.default_opset() < PER_CHANNEL_OPSET
@@ -349,7 +376,11 @@ pub fn quantize_and_report(
                  opset {PER_CHANNEL_OPSET}; converting it failed"
             )
         })?;
-        report = Some(done);
+        if done.changed() {
+            notes.push(format!(
+                "raised the default opset {done} so that weights are quantized per channel"
+            ));
+        }
         model
     } else {
         model
@@ -367,7 +398,7 @@ pub fn quantize_and_report(
         QuantFormat::Qdq => quantized,
         QuantFormat::Qoperator => qoperator::convert(quantized)?,
     };
-    Ok((quantized, report))
+    Ok((quantized, notes))
 }
 
 #[cfg(test)]

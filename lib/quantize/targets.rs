@@ -116,6 +116,47 @@ pub fn prepare(model: ValidModel, options: &Options) -> Result<Prepared> {
     Ok(prepared)
 }
 
+/// Whether `prepare` would find a weight to quantize: a chosen Conv, MatMul or Gemm
+/// whose weight is a float initializer (not a graph input, not kept float) or the
+/// output of a float Constant node (which `prepare` lifts). Checked on the graph as
+/// read, before anything is copied or calibrated.
+pub fn has_weights(graph: &GraphProto, options: &Options) -> Result<bool> {
+    let inputs: HashSet<&str> = graph.input.iter().map(|v| v.name.as_str()).collect();
+    let float_initializers: HashSet<&str> = graph
+        .initializer
+        .iter()
+        .filter(|t| t.data_type == graph_edit::FLOAT)
+        .map(|t| t.name.as_str())
+        .collect();
+    let float_constants: HashSet<&str> = graph
+        .node
+        .iter()
+        .filter(|n| n.op_type == "Constant" && n.output.len() == 1)
+        .filter(|n| {
+            n.attribute.iter().any(|a| {
+                a.name == "value"
+                    && a.t
+                        .as_ref()
+                        .is_some_and(|t| t.data_type == graph_edit::FLOAT)
+            })
+        })
+        .map(|n| n.output[0].as_str())
+        .collect();
+    Ok(choose_nodes(graph, options)?.into_iter().any(|i| {
+        let node = &graph.node[i];
+        let Some(w) = node
+            .input
+            .get(1)
+            .filter(|_| WEIGHT_OPS.contains(&node.op_type.as_str()))
+        else {
+            return false;
+        };
+        !inputs.contains(w.as_str())
+            && !options.keep_float.contains(w)
+            && (float_initializers.contains(w.as_str()) || float_constants.contains(w.as_str()))
+    }))
+}
+
 /// The nodes of the requested op types, minus the excluded ones.
 fn choose_nodes(graph: &GraphProto, options: &Options) -> Result<Vec<usize>> {
     let present: HashSet<&str> = graph.node.iter().map(|n| n.name.as_str()).collect();
@@ -269,4 +310,49 @@ fn quantize_weight(
     prepared.front.push(dq);
     prepared.weights.insert(name.to_string(), q.params);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::onnx::proto::{AttributeProto, ValueInfoProto};
+
+    fn matmul_reading(w: &str) -> GraphProto {
+        GraphProto {
+            node: vec![graph_edit::node("MatMul", "mm", &["x", w], &["y"])],
+            input: vec![ValueInfoProto {
+                name: "x".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn weights_are_float_initializers_or_constants_that_stay_constant() {
+        let options = Options::with_defaults(Mode::Dynamic);
+        let mut g = matmul_reading("w");
+        assert!(!has_weights(&g, &options).unwrap());
+        g.initializer
+            .push(graph_edit::f32_tensor("w", &[2, 2], &[1.0; 4]));
+        assert!(has_weights(&g, &options).unwrap());
+        // An initializer that is also a graph input may be replaced at run time.
+        g.input.push(ValueInfoProto {
+            name: "w".into(),
+            ..Default::default()
+        });
+        assert!(!has_weights(&g, &options).unwrap());
+        let mut g = matmul_reading("c");
+        let mut constant = graph_edit::node("Constant", "c", &[], &["c"]);
+        constant.attribute.push(AttributeProto {
+            name: "value".into(),
+            t: Some(graph_edit::f32_tensor("", &[2, 2], &[1.0; 4])),
+            ..Default::default()
+        });
+        g.node.insert(0, constant);
+        assert!(has_weights(&g, &options).unwrap());
+        let mut keep = Options::with_defaults(Mode::Dynamic);
+        keep.keep_float = vec!["c".into()];
+        assert!(!has_weights(&g, &keep).unwrap());
+    }
 }

@@ -139,8 +139,8 @@ fn quantize<'py>(
         .map(|m| choice("calibrate_method", m))
         .transpose()?;
     let source = Source::of(model)?;
-    let (bytes, upgrade) = py
-        .detach(|| -> anyhow::Result<(Option<Vec<u8>>, Option<String>)> {
+    let (bytes, notes) = py
+        .detach(|| -> anyhow::Result<(Option<Vec<u8>>, Vec<String>)> {
             let (mode, weight_type) = ptq::mode_of(mode, weight_type, block_size)?;
             let options = ptq::Options {
                 mode,
@@ -177,19 +177,16 @@ fn quantize<'py>(
             };
             // Checked before the model is read, as the command line does.
             options.check()?;
-            let (quantized, upgrade) = ptq::quantize_and_report(source.load()?, &options)?;
-            // The command line's stderr line, as a warning: the model's opset changed.
-            let upgrade = upgrade.filter(|r| r.changed()).map(|r| {
-                format!("raised the default opset {r} so that weights are quantized per channel")
-            });
+            // The command line's stderr lines become warnings.
+            let (quantized, notes) = ptq::quantize_and_report(source.load()?, &options)?;
             let bytes = match &output {
                 Some(path) => encode::write(&quantized, path).map(|()| None),
                 None => Ok(Some(encode::to_bytes(&quantized))),
             }?;
-            Ok((bytes, upgrade))
+            Ok((bytes, notes))
         })
         .map_err(qlower_error)?;
-    if let Some(note) = upgrade {
+    for note in notes {
         let message = CString::new(note.replace('\0', " "))?;
         PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
     }
