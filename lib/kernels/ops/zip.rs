@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use super::promote::{Operand, result_type};
 use crate::kernels::Call;
 use crate::kernels::args;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_shapes, broadcast_strides, result_count};
@@ -221,10 +222,6 @@ impl<'a> F32<'a> {
     }
 }
 
-/// Elements per rayon task in the fast paths: below this, splitting costs more than it
-/// saves.
-const CHUNK: usize = 1 << 15;
-
 /// Runs `body` compiled for AVX2 where the CPU has it: the fast paths' float
 /// operations round the same at any vector width, so only their speed changes. The
 /// caller marks `body` `#[inline(always)]`, so it is compiled into the wrapper.
@@ -254,9 +251,10 @@ fn map_into<T: Copy + Sync, R: Send>(x: &[T], out: &mut [R], f: impl Fn(T) -> R 
             },
         )
     };
-    if x.len() > CHUNK {
-        x.par_chunks(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
+    let chunk = task_len(x.len(), Cost::Arith, 1);
+    if x.len() > chunk {
+        x.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
             .for_each(body);
     } else {
         body((x, out));
@@ -342,7 +340,7 @@ fn repeating(
         )
     };
     // Whole periods per task, so that every chunk starts at element 0 of `small`.
-    let chunk = (CHUNK / period).max(1) * period;
+    let chunk = task_len(big.len(), Cost::Arith, period);
     if big.len() > chunk {
         big.par_chunks(chunk)
             .zip(out.par_chunks_mut(chunk))
@@ -393,8 +391,8 @@ fn rowwise(
         )
     };
     // Whole rows per task, each with its own elements of `small`.
-    let rows = (CHUNK / inner).max(1);
-    let chunk = rows * inner;
+    let chunk = task_len(big.len(), Cost::Arith, inner);
+    let rows = chunk / inner;
     if big.len() > chunk {
         big.par_chunks(chunk)
             .zip(out.par_chunks_mut(chunk))
@@ -450,10 +448,11 @@ pub fn fast_f32_binary(
                     },
                 )
             };
-            if n > CHUNK {
-                a.par_chunks(CHUNK)
-                    .zip(b.par_chunks(CHUNK))
-                    .zip(out.par_chunks_mut(CHUNK))
+            let chunk = task_len(n, Cost::Arith, 1);
+            if n > chunk {
+                a.par_chunks(chunk)
+                    .zip(b.par_chunks(chunk))
+                    .zip(out.par_chunks_mut(chunk))
                     .for_each(body);
             } else {
                 body(((a, b), &mut out));

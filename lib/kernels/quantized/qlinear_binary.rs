@@ -25,6 +25,7 @@ use rayon::prelude::*;
 
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::qdriver::shifted;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
 use crate::kernels::tensor::value::Value;
@@ -213,9 +214,10 @@ impl Arith {
 fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Bounds) -> Vec<u8> {
     let n = a.len().min(b.len());
     let mut out = vec![0u8; n];
+    let chunk = task_len(n, Cost::Requantize, 1);
     let work = out
-        .par_chunks_mut(CHUNK)
-        .zip(a[..n].par_chunks(CHUNK).zip(b[..n].par_chunks(CHUNK)));
+        .par_chunks_mut(chunk)
+        .zip(a[..n].par_chunks(chunk).zip(b[..n].par_chunks(chunk)));
     work.for_each(|(out, (a, b))| apply_chunk_any::<SIGNED>(arith, a, b, bounds, out));
     out
 }
@@ -282,7 +284,7 @@ fn apply_runs(
     if inner == 1 {
         // The broadcast operand's elements are the last dimensions': each block of
         // `mid` elements of the full operand meets all of it, as same-shaped operands.
-        let per_task = mid * (CHUNK / mid).max(1);
+        let per_task = task_len(n, Cost::Requantize, mid);
         let work = |(out, full): (&mut [u8], &[u8])| {
             for (out, full) in out.chunks_mut(mid).zip(full.chunks(mid)) {
                 let small = &small[..full.len()];
@@ -299,7 +301,7 @@ fn apply_runs(
             .for_each(work);
         return out;
     }
-    let per_task = inner * (CHUNK / inner).max(1);
+    let per_task = task_len(n, Cost::Requantize, inner);
     let work = |(k, (out, full)): (usize, (&mut [u8], &[u8]))| {
         let mut spread = vec![0u8; inner];
         let first = k * per_task / inner;
@@ -341,10 +343,6 @@ fn apply_chunk_any<const SIGNED: bool>(
     }
     apply_chunk::<SIGNED>(arith, a, b, bounds, out)
 }
-
-/// Elements per parallel task: large enough to amortize a task, small enough to share
-/// a residual add.
-const CHUNK: usize = 1 << 14;
 
 /// The saturation bounds and the shift of `apply_all`.
 #[derive(Clone, Copy)]

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
@@ -436,21 +437,17 @@ pub(crate) fn dequantize_span(data: &Data, at: usize, y: &mut [f32], quant: &Qua
     Ok(())
 }
 
-/// Elements per rayon task: below this, splitting costs more than it saves.
-const CHUNK: usize = 1 << 15;
-/// Elements below which a quantize or dequantize stays on the calling thread: it runs
-/// at a fraction of a nanosecond an element, so waking the pool for a few chunks cost
-/// more than it saved (smart-turn's 27 dequantizes of 154K elements took 10 µs more
-/// each at 2 threads than at 1).
-const MIN_PARALLEL: usize = 8 * CHUNK;
-
 /// `f(start, out[start..start + len], scale, zero_point)` over runs of elements that
-/// share their parameters, covering `out` in order; large outputs are split over the pool.
+/// share their parameters, covering `out` in order; large outputs are split over the pool
+/// (a quantize or dequantize runs at a fraction of a nanosecond an element, so only
+/// large ones: smart-turn's 27 dequantizes of 154K elements took 10 µs more each at 2
+/// threads than at 1 in 32K tasks).
 fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R], f32, i64) + Sync) {
     let inner = params.inner.max(1);
     let per_tensor = params.scales.len().min(params.zero_points.len()) <= 1;
+    let per_task = task_len(out.len(), Cost::Arith, 1);
     let work = |(k, chunk): (usize, &mut [R])| {
-        let base = k * CHUNK;
+        let base = k * per_task;
         let mut i = 0;
         while i < chunk.len() {
             let at = base + i;
@@ -465,8 +462,8 @@ fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R],
             i += len;
         }
     };
-    if out.len() >= MIN_PARALLEL {
-        out.par_chunks_mut(CHUNK).enumerate().for_each(work);
+    if out.len() > per_task {
+        out.par_chunks_mut(per_task).enumerate().for_each(work);
     } else {
         work((0, out));
     }
@@ -822,7 +819,10 @@ mod tests {
             255.5,
         ];
         let mut state = 0x1234_5678_9abc_def0u64;
-        while x.len() < super::MIN_PARALLEL + 3 * super::CHUNK + 17 {
+        // Several tasks and a ragged last one at 2 threads.
+        let task =
+            crate::kernels::split::task_len_on(1 << 21, crate::kernels::split::Cost::Arith, 1, 2);
+        while x.len() < 3 * task + 17 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
