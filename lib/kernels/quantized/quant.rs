@@ -5,12 +5,14 @@
 //! `x = (q - zero_point) · scale`, both in f32 with the scale taken as f32.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
 use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::unfilled::{as_unfilled, written_by};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, Kernel, args};
@@ -371,24 +373,29 @@ fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd
 /// `(q - zero_point) · scale` for 8-bit integers: the difference is exact in i32 (the
 /// zero point is small) and converts to the same f32 as the i64 difference.
 #[inline(always)]
-fn dequantize_run<Q: Narrow>(q: &[Q], y: &mut [f32], scale: f32, zero_point: i32) {
+/// Writes every element of `y` (as long as `q`), never reading it.
+fn dequantize_run<Q: Narrow>(q: &[Q], y: &mut [MaybeUninit<f32>], scale: f32, zero_point: i32) {
     for (q, y) in q.iter().zip(y) {
-        *y = (q.to_i32() - zero_point) as f32 * scale;
+        y.write((q.to_i32() - zero_point) as f32 * scale);
     }
 }
 
 fn dequantize_narrow<Q: Narrow>(q: &[Q], params: &Params, simd: bool) -> Vec<f32> {
-    let mut out = vec![0.0f32; q.len()];
-    for_runs(&mut out, params, |at, y, scale, zero_point| {
-        dequantize_narrow_into(&q[at..at + y.len()], y, scale, zero_point, simd)
-    });
-    out
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        for_runs(out, params, |at, y, scale, zero_point| {
+            dequantize_narrow_into(&q[at..at + y.len()], y, scale, zero_point, simd)
+        })
+    };
+    // SAFETY: `for_runs` covers `out` with runs, and `dequantize_narrow_into` writes
+    // every element of each run from the run of `q` as long.
+    unsafe { written_by(q.len(), fill) }
 }
 
-/// One run of `q` sharing its parameters, dequantized into `y`.
+/// One run of `q` sharing its parameters, dequantized into `y` (as long), every
+/// element of which it writes.
 fn dequantize_narrow_into<Q: Narrow>(
     q: &[Q],
-    y: &mut [f32],
+    y: &mut [MaybeUninit<f32>],
     scale: f32,
     zero_point: i64,
     simd: bool,
@@ -397,7 +404,7 @@ fn dequantize_narrow_into<Q: Narrow>(
     // conversion; others take the i64 formula.
     if zero_point.unsigned_abs() > 1 << 24 {
         for (q, y) in q.iter().zip(y) {
-            *y = (i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale;
+            y.write((i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale);
         }
         return;
     }
@@ -425,11 +432,11 @@ pub(crate) fn dequantize_span(data: &Data, at: usize, y: &mut [f32], quant: &Qua
     let simd = simd::available();
     match data {
         Data::U8(q) => match end.and_then(|end| q.get(at..end)) {
-            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            Some(q) => dequantize_narrow_into(q, as_unfilled(y), scale, zero_point, simd),
             None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
         },
         Data::I8(q) => match end.and_then(|end| q.get(at..end)) {
-            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            Some(q) => dequantize_narrow_into(q, as_unfilled(y), scale, zero_point, simd),
             None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
         },
         other => bail!("{} is not an 8-bit quantized storage", other.dtype()),
@@ -553,7 +560,12 @@ mod simd {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn dequantize<Q: Narrow>(q: &[Q], y: &mut [f32], scale: f32, zero_point: i32) {
+    pub unsafe fn dequantize<Q: Narrow>(
+        q: &[Q],
+        y: &mut [std::mem::MaybeUninit<f32>],
+        scale: f32,
+        zero_point: i32,
+    ) {
         dequantize_run(q, y, scale, zero_point)
     }
 }
