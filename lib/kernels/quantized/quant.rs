@@ -218,6 +218,7 @@ pub(crate) fn quantize_uint8(x: &[f32], scale: f32, zero_point: i64) -> Result<V
 /// packed operand, one rayon task per block of rows).
 pub(crate) fn quantize_uint8_into(x: &[f32], y: &mut [u8], scale: f32, zero_point: u8) {
     let (lo, hi, zero_point) = (0, 255, i32::from(zero_point));
+    let y = as_unfilled(y);
     #[cfg(target_arch = "x86_64")]
     if simd::available() {
         // SAFETY: `available` says the CPU has AVX2, `wide` that it has AVX-512; the
@@ -330,7 +331,14 @@ impl Narrow for i8 {
 /// NaN) and the zero point lies in `lo..=hi`, saturating `q + zp` to `lo..=hi` equals
 /// clamping `q` to `lo - zp..=hi - zp` (exact small integers in f32) and adding `zp`.
 #[inline(always)]
-fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, lo: i32, hi: i32) {
+fn quantize_run<Q: Narrow>(
+    x: &[f32],
+    y: &mut [MaybeUninit<Q>],
+    scale: f32,
+    zero_point: i32,
+    lo: i32,
+    hi: i32,
+) {
     let (q_lo, q_hi) = ((lo - zero_point) as f32, (hi - zero_point) as f32);
     for (v, y) in x.iter().zip(y) {
         let q = (v / scale).round_ties_even();
@@ -341,15 +349,14 @@ fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, 
         // SAFETY: `clamped` lies in `q_lo..=q_hi`, whole numbers within ±2^16 (8- and
         // 16-bit ranges minus a zero point in them), which i32 holds.
         let r: i32 = unsafe { clamped.to_int_unchecked() };
-        *y = Q::from_i32(r + zero_point);
+        y.write(Q::from_i32(r + zero_point));
     }
 }
 
 fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd: bool) -> Vec<Q> {
-    let mut out = vec![Q::default(); x.len()];
     let (lo, hi) = (lo as i32, hi as i32);
     let wide = simd && simd::wide();
-    for_runs(&mut out, params, |at, y, scale, zero_point| {
+    let quantize_span = |at: usize, y: &mut [MaybeUninit<Q>], scale: f32, zero_point: i64| {
         // The caller checked every zero point against `lo..=hi`.
         let (x, zero_point) = (&x[at..at + y.len()], zero_point as i32);
         #[cfg(target_arch = "x86_64")]
@@ -366,8 +373,12 @@ fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd
         }
         let _ = simd;
         quantize_run(x, y, scale, zero_point, lo, hi);
-    });
-    out
+    };
+    let fill = |out: &mut [MaybeUninit<Q>]| for_runs(out, params, quantize_span);
+    // SAFETY: `for_runs` covers `out` with runs, and each path of `quantize_span` writes
+    // every element of a run from the run of `x` as long (whole blocks through the
+    // vector stores, the rest through `quantize_run`).
+    unsafe { written_by(x.len(), fill) }
 }
 
 /// `(q - zero_point) · scale` for 8-bit integers: the difference is exact in i32 (the
@@ -480,6 +491,9 @@ fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R],
 /// the loops vectorize; chosen at run time. The arithmetic is the portable loops' own.
 mod simd {
     #[cfg(target_arch = "x86_64")]
+    use std::mem::MaybeUninit;
+
+    #[cfg(target_arch = "x86_64")]
     use super::{Narrow, dequantize_run, quantize_run};
     #[cfg(target_arch = "x86_64")]
     use crate::kernels::quantized::quotient;
@@ -496,7 +510,7 @@ mod simd {
     #[target_feature(enable = "avx2")]
     pub unsafe fn quantize<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -514,7 +528,7 @@ mod simd {
     #[target_feature(enable = "avx512f,avx2")]
     pub unsafe fn quantize_avx512<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -532,7 +546,7 @@ mod simd {
     #[inline(always)]
     fn blocks<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -562,7 +576,7 @@ mod simd {
     #[target_feature(enable = "avx2")]
     pub unsafe fn dequantize<Q: Narrow>(
         q: &[Q],
-        y: &mut [std::mem::MaybeUninit<f32>],
+        y: &mut [MaybeUninit<f32>],
         scale: f32,
         zero_point: i32,
     ) {
