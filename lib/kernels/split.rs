@@ -84,6 +84,14 @@ pub fn task_len_on(n: usize, cost: Cost, unit: usize, threads: usize) -> usize {
     per_task.div_ceil(step).saturating_mul(step).max(1)
 }
 
+/// How many units (planes, rows) of `unit_elements` each a task takes when `units` of
+/// them are split by `task_len`: at least 1, `units` or more when not split.
+pub fn units_per_task(units: usize, unit_elements: usize, cost: Cost) -> usize {
+    let unit_elements = unit_elements.max(1);
+    let n = units.saturating_mul(unit_elements);
+    (task_len(n, cost, unit_elements) / unit_elements).max(1)
+}
+
 fn gcd(mut a: usize, mut b: usize) -> usize {
     while b != 0 {
         (a, b) = (b, a % b);
