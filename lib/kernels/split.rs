@@ -87,9 +87,13 @@ pub fn task_len_on(n: usize, cost: Cost, unit: usize, threads: usize) -> usize {
 /// How many units (planes, rows) of `unit_elements` each a task takes when `units` of
 /// them are split by `task_len`: at least 1, `units` or more when not split.
 pub fn units_per_task(units: usize, unit_elements: usize, cost: Cost) -> usize {
+    units_per_task_on(units, unit_elements, cost, rayon::current_num_threads())
+}
+
+fn units_per_task_on(units: usize, unit_elements: usize, cost: Cost, threads: usize) -> usize {
     let unit_elements = unit_elements.max(1);
     let n = units.saturating_mul(unit_elements);
-    (task_len(n, cost, unit_elements) / unit_elements).max(1)
+    (task_len_on(n, cost, unit_elements, threads) / unit_elements).max(1)
 }
 
 fn gcd(mut a: usize, mut b: usize) -> usize {
@@ -153,6 +157,18 @@ mod tests {
             let tasks = n.div_ceil(len);
             assert!(tasks <= 2 * TASKS_PER_THREAD, "n {n}: {tasks} tasks");
         }
+    }
+
+    #[test]
+    fn units_per_task_is_whole_units_and_at_least_one() {
+        // 128 planes of 10x10 bytes: one task.
+        assert!(units_per_task_on(128, 100, Cost::Move, 2) >= 128);
+        // A plane larger than a task's work is still a whole plane.
+        assert_eq!(units_per_task_on(7, 10_000_000, Cost::Transcendental, 2), 1);
+        // 64 planes of 64K floats of exp at 2 threads: 8 tasks of 8 planes.
+        assert_eq!(units_per_task_on(64, 1 << 16, Cost::Transcendental, 2), 8);
+        assert_eq!(units_per_task_on(64, 1 << 16, Cost::Transcendental, 1), 64);
+        assert_eq!(units_per_task_on(0, 0, Cost::Move, 2), 1);
     }
 
     #[test]

@@ -242,6 +242,9 @@ pub(super) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
     body()
 }
 
+/// A part of an f32 output not written yet.
+type Unfilled<'a> = &'a mut [MaybeUninit<f32>];
+
 /// `f` applied to each element of `x` into `out` (as long), every element of which it
 /// writes; split over the pool when large.
 fn map_into<T: Copy + Sync, R: Send>(
@@ -391,7 +394,7 @@ fn rowwise(
     swap: bool,
     f: &(impl Fn(f32, f32) -> f32 + Sync),
 ) -> Vec<f32> {
-    let body = |((x, y), s): ((&[f32], &mut [MaybeUninit<f32>]), &[f32])| {
+    let body = |((x, y), s): ((&[f32], Unfilled), &[f32])| {
         with_avx2(
             #[inline(always)]
             || {
@@ -477,7 +480,7 @@ pub fn fast_f32_binary(
     }
     let fill = |out: &mut [MaybeUninit<f32>]| match (a, b) {
         (F32::Values(a), F32::Values(b)) => {
-            let body = |((a, b), y): ((&[f32], &[f32]), &mut [MaybeUninit<f32>])| {
+            let body = |((a, b), y): ((&[f32], &[f32]), Unfilled)| {
                 with_avx2(
                     #[inline(always)]
                     || {
