@@ -14,7 +14,9 @@
 //!   arithmetic;
 //! - `linalg`: convolutions and matrix products, float and quantized, with their
 //!   GEMMs;
-//! - `isa`: the one place that picks the instruction set of every fast path.
+//! - `isa`: the one place that picks the instruction set of every fast path;
+//! - `split`: the one place that decides how many pool tasks an element-wise or
+//!   data-movement kernel makes of its elements.
 
 use anyhow::Result;
 
@@ -98,6 +100,7 @@ pub mod isa;
 pub mod linalg;
 pub mod ops;
 pub mod quantized;
+pub mod split;
 pub mod tensor;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use super::vector_math::{Arith, Func, map_on, zip_on};
 use crate::kernels::isa::Isa;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, Prepared, args};
@@ -26,8 +27,6 @@ use crate::kernels::{Call, Prepared, args};
 /// broadcast input) stay in L1 at 512: at 2048, a 9-step tanh GELU's missed it and ran
 /// 13% slower; at 256 the per-block dispatch costs more than it saves.
 const BLOCK: usize = 512;
-/// Blocks per rayon task.
-const BLOCKS_PER_TASK: usize = 64;
 
 /// One step's operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -318,7 +317,8 @@ fn run(program: &Program, c: &Call) -> Result<Vec<Value>> {
     let total: usize = out_shape.iter().product();
     let mut out = vec![0.0f32; total];
     let isa = Isa::best();
-    let task = BLOCK * BLOCKS_PER_TASK;
+    // A chain runs several steps an element, often a polynomial among them.
+    let task = task_len(total, Cost::Transcendental, BLOCK);
     if total > task {
         out.par_chunks_mut(task)
             .enumerate()

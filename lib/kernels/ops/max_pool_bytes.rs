@@ -8,6 +8,8 @@
 
 use rayon::prelude::*;
 
+use crate::kernels::split::{Cost, units_per_task};
+
 /// Pool geometry along the columns: kernel, stride, padding, dilation.
 #[derive(Clone, Copy)]
 pub(super) struct Columns {
@@ -44,8 +46,10 @@ pub(super) fn max_pool(
     }
     // Whole blocks past the row's last position, so no block is cut short.
     let len = cols.span().max(cols.padding + iw).next_multiple_of(BLOCK) + 2 * BLOCK;
+    let planes = out.len() / plane_out;
     out.par_chunks_mut(plane_out)
         .zip(x.par_chunks(ih * iw))
+        .with_min_len(units_per_task(planes, ih * iw, Cost::Move))
         .for_each_init(
             || Rows {
                 padded: vec![0; len],

@@ -8,6 +8,8 @@
 
 use rayon::prelude::*;
 
+use crate::kernels::split::{Cost, units_per_task};
+
 /// A stride-1 pool's geometry along one axis: kernel, padding, dilation.
 #[derive(Clone, Copy)]
 pub(super) struct Axis {
@@ -49,8 +51,7 @@ pub(super) fn max_pool(
     let pitch = iw + 2 * cols.padding;
     let padded_len = (ih + 2 * rows.padding) * pitch;
     let down_len = oh * pitch;
-    // Planes per task: enough bytes per task to pay for it.
-    let per_task = (1 << 14) / (ih * iw) + 1;
+    let per_task = units_per_task(out.len() / (oh * ow), ih * iw, Cost::Move);
     out.par_chunks_mut(oh * ow * per_task)
         .zip(x.par_chunks(ih * iw * per_task))
         .for_each_init(

@@ -7,6 +7,7 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
+use crate::kernels::split::{Cost, units_per_task};
 use crate::kernels::tensor::data::{Prec, from_f64};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{cartesian_offsets, result_count, strides};
@@ -111,9 +112,14 @@ impl Windows {
                 *y = reduce(plane, &offsets[starts[w]..starts[w + 1]], sizes[w]);
             }
         };
-        // Small pools stay on this thread; rayon's split costs more than they do.
-        if offsets.len().saturating_mul(self.planes) > 1 << 15 {
-            out.par_chunks_mut(count).enumerate().for_each(plane);
+        // A tap an element of work, split as `split` decides: small pools stay on this
+        // thread, since rayon's split costs more than they do.
+        let per_task = units_per_task(self.planes, offsets.len(), Cost::Arith);
+        if per_task < self.planes {
+            out.par_chunks_mut(count)
+                .enumerate()
+                .with_min_len(per_task)
+                .for_each(plane);
         } else {
             out.chunks_mut(count).enumerate().for_each(plane);
         }
@@ -413,6 +419,7 @@ fn separable_max<T: Copy + PartialOrd + Send + Sync>(
     let [k, s, p, d] = sliding.axis(1).map(|v| v as usize);
     out.par_chunks_mut(plane_out)
         .zip(x.par_chunks(ih * iw))
+        .with_min_len(units_per_task(w.planes, ih * iw, Cost::Arith))
         .for_each_init(
             || (Vec::new(), Vec::new()),
             |(down, phases), (y, plane)| {

@@ -1,15 +1,19 @@
 //! Element-wise evaluation over broadcast operands: tensors and torch scalars, read
 //! into the f64 or i64 domain (see `data.rs`), combined element by element.
 
+use std::mem::MaybeUninit;
+
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::promote::{Operand, result_type};
 use crate::kernels::Call;
 use crate::kernels::args;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::data::{Prec, from_f64, from_i64};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_shapes, broadcast_strides, result_count};
+use crate::kernels::tensor::unfilled::written_by;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 
@@ -221,10 +225,6 @@ impl<'a> F32<'a> {
     }
 }
 
-/// Elements per rayon task in the fast paths: below this, splitting costs more than it
-/// saves.
-const CHUNK: usize = 1 << 15;
-
 /// Runs `body` compiled for AVX2 where the CPU has it: the fast paths' float
 /// operations round the same at any vector width, so only their speed changes. The
 /// caller marks `body` `#[inline(always)]`, so it is compiled into the wrapper.
@@ -242,21 +242,30 @@ pub(super) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
     body()
 }
 
-/// `f` applied to each element of `x` into `out`, split over the pool when large.
-fn map_into<T: Copy + Sync, R: Send>(x: &[T], out: &mut [R], f: impl Fn(T) -> R + Sync) {
-    let body = |(x, y): (&[T], &mut [R])| {
+/// A part of an f32 output not written yet.
+type Unfilled<'a> = &'a mut [MaybeUninit<f32>];
+
+/// `f` applied to each element of `x` into `out` (as long), every element of which it
+/// writes; split over the pool when large.
+fn map_into<T: Copy + Sync, R: Send>(
+    x: &[T],
+    out: &mut [MaybeUninit<R>],
+    f: impl Fn(T) -> R + Sync,
+) {
+    let body = |(x, y): (&[T], &mut [MaybeUninit<R>])| {
         with_avx2(
             #[inline(always)]
             || {
                 for (x, y) in x.iter().zip(y.iter_mut()) {
-                    *y = f(*x);
+                    y.write(f(*x));
                 }
             },
         )
     };
-    if x.len() > CHUNK {
-        x.par_chunks(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
+    let chunk = task_len(x.len(), Cost::Arith, 1);
+    if x.len() > chunk {
+        x.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
             .for_each(body);
     } else {
         body((x, out));
@@ -293,8 +302,8 @@ pub fn fast_f32_unary(x: &Arg, f: impl Fn(f32) -> f32 + Sync) -> Option<(Vec<usi
     let F32::Values(v) = F32::of(x)? else {
         return None;
     };
-    let mut out = vec![0.0f32; v.len()];
-    map_into(v, &mut out, f);
+    // SAFETY: `map_into` writes every element of an output as long as its input.
+    let out = unsafe { written_by(v.len(), |out| map_into(v, out, f)) };
     Some((shape.to_vec(), out))
 }
 
@@ -305,52 +314,61 @@ fn repeats_over(small: &[usize], big: &[usize]) -> bool {
     small.len() <= big.len() && big.ends_with(&dims) && dims.iter().all(|&d| d > 0)
 }
 
-/// `f` over `big` and `small` (which `repeats_over` it), element `i` of `big` against
-/// element `i mod len(small)`; `swap` when `small` is the first operand of `f`.
+/// `f` over `big` and `small` (which `repeats_over` it; `big` is whole periods of
+/// `small`, not empty), element `i` of `big` against element `i mod len(small)`;
+/// `swap` when `small` is the first operand of `f`.
 fn repeating(
     big: &[f32],
     small: &[f32],
     swap: bool,
     f: &(impl Fn(f32, f32) -> f32 + Sync),
 ) -> Vec<f32> {
-    let mut out = vec![0.0f32; big.len()];
     let period = small.len();
     if let &[s] = small {
         // A one-element tensor (a rank-0 constant): a scalar, held by value so that the
         // loop keeps it in a register and vectorizes (behind a reference it was loaded
         // again for each element, and the loop stayed scalar).
-        if swap {
-            map_into(big, &mut out, move |x| f(s, x));
-        } else {
-            map_into(big, &mut out, move |x| f(x, s));
-        }
-        return out;
+        let fill = |out: &mut [MaybeUninit<f32>]| {
+            if swap {
+                map_into(big, out, move |x| f(s, x));
+            } else {
+                map_into(big, out, move |x| f(x, s));
+            }
+        };
+        // SAFETY: `map_into` writes every element of an output as long as its input.
+        return unsafe { written_by(big.len(), fill) };
     }
-    let body = |(x, y): (&[f32], &mut [f32])| {
+    let body = |(x, y): (&[f32], &mut [MaybeUninit<f32>])| {
         with_avx2(
             #[inline(always)]
             || {
                 for (x, y) in x.chunks(period).zip(y.chunks_mut(period)) {
+                    // `small` is a whole period, at least as long as `x`'s last chunk.
                     let pairs = x.iter().zip(small).zip(y.iter_mut());
                     if swap {
-                        pairs.for_each(|((x, s), y)| *y = f(*s, *x));
+                        pairs.for_each(|((x, s), y)| _ = y.write(f(*s, *x)));
                     } else {
-                        pairs.for_each(|((x, s), y)| *y = f(*x, *s));
+                        pairs.for_each(|((x, s), y)| _ = y.write(f(*x, *s)));
                     }
                 }
             },
         )
     };
     // Whole periods per task, so that every chunk starts at element 0 of `small`.
-    let chunk = (CHUNK / period).max(1) * period;
-    if big.len() > chunk {
-        big.par_chunks(chunk)
-            .zip(out.par_chunks_mut(chunk))
-            .for_each(body);
-    } else {
-        body((big, &mut out));
-    }
-    out
+    let chunk = task_len(big.len(), Cost::Arith, period);
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        if big.len() > chunk {
+            big.par_chunks(chunk)
+                .zip(out.par_chunks_mut(chunk))
+                .for_each(body);
+        } else {
+            body((big, out));
+        }
+    };
+    // SAFETY: the chunks of `out` pair with chunks of `big` as long, whose periods pair
+    // with `small` whole (`repeats_over`: `big`'s length is a multiple of its), so every
+    // element is written.
+    unsafe { written_by(big.len(), fill) }
 }
 
 /// How many elements of `big` share each element of `small` when `small`'s shape is
@@ -367,7 +385,7 @@ fn per_row(small: &[usize], big: &[usize]) -> Option<usize> {
 }
 
 /// `f` over `big` and `small` (which broadcasts `per_row` over it, `inner` elements a
-/// row): element `i` of `big` against element `i / inner` of `small`; `swap` when
+/// row, one row for each element of `small`): element `i` of `big` against element `i / inner` of `small`; `swap` when
 /// `small` is the first operand of `f`.
 fn rowwise(
     big: &[f32],
@@ -376,34 +394,38 @@ fn rowwise(
     swap: bool,
     f: &(impl Fn(f32, f32) -> f32 + Sync),
 ) -> Vec<f32> {
-    let mut out = vec![0.0f32; big.len()];
-    let body = |((x, y), s): ((&[f32], &mut [f32]), &[f32])| {
+    let body = |((x, y), s): ((&[f32], Unfilled), &[f32])| {
         with_avx2(
             #[inline(always)]
             || {
                 for ((x, y), &s) in x.chunks(inner).zip(y.chunks_mut(inner)).zip(s) {
                     let pairs = x.iter().zip(y.iter_mut());
                     if swap {
-                        pairs.for_each(|(x, y)| *y = f(s, *x));
+                        pairs.for_each(|(x, y)| _ = y.write(f(s, *x)));
                     } else {
-                        pairs.for_each(|(x, y)| *y = f(*x, s));
+                        pairs.for_each(|(x, y)| _ = y.write(f(*x, s)));
                     }
                 }
             },
         )
     };
     // Whole rows per task, each with its own elements of `small`.
-    let rows = (CHUNK / inner).max(1);
-    let chunk = rows * inner;
-    if big.len() > chunk {
-        big.par_chunks(chunk)
-            .zip(out.par_chunks_mut(chunk))
-            .zip(small.par_chunks(rows))
-            .for_each(body);
-    } else {
-        body(((big, &mut out), small));
-    }
-    out
+    let chunk = task_len(big.len(), Cost::Arith, inner);
+    let rows = chunk / inner;
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        if big.len() > chunk {
+            big.par_chunks(chunk)
+                .zip(out.par_chunks_mut(chunk))
+                .zip(small.par_chunks(rows))
+                .for_each(body);
+        } else {
+            body(((big, out), small));
+        }
+    };
+    // SAFETY: `per_row` made `big` whole rows of `inner`, one per element of `small`,
+    // and each task's rows meet as many elements of `small`, so every element of
+    // `out` is written.
+    unsafe { written_by(big.len(), fill) }
 }
 
 /// `fast_f32_unary` for two operands: f32 tensors of one shape, one of them a scalar,
@@ -421,48 +443,73 @@ pub fn fast_f32_binary(
         let (F32::Values(va), F32::Values(vb)) = (F32::of(a)?, F32::of(b)?) else {
             return None;
         };
-        if repeats_over(&tb.shape, &ta.shape) {
+        // The outputs are written unzeroed, so the lengths the shapes promise are
+        // checked against the values held.
+        let whole_periods =
+            |big: &[f32], small: &[f32]| !small.is_empty() && big.len().is_multiple_of(small.len());
+        let row_each = |big: &[f32], small: &[f32], inner: usize| {
+            small.len().checked_mul(inner) == Some(big.len())
+        };
+        if repeats_over(&tb.shape, &ta.shape) && whole_periods(va, vb) {
             return Some((ta.shape.clone(), repeating(va, vb, false, &f)));
         }
-        if repeats_over(&ta.shape, &tb.shape) {
+        if repeats_over(&ta.shape, &tb.shape) && whole_periods(vb, va) {
             return Some((tb.shape.clone(), repeating(vb, va, true, &f)));
         }
-        if let Some(inner) = per_row(&tb.shape, &ta.shape) {
+        if let Some(inner) = per_row(&tb.shape, &ta.shape)
+            && row_each(va, vb, inner)
+        {
             return Some((ta.shape.clone(), rowwise(va, vb, inner, false, &f)));
         }
-        if let Some(inner) = per_row(&ta.shape, &tb.shape) {
+        if let Some(inner) = per_row(&ta.shape, &tb.shape)
+            && row_each(vb, va, inner)
+        {
             return Some((tb.shape.clone(), rowwise(vb, va, inner, true, &f)));
         }
         return None;
     }
     let shape = same_shape(&[a, b])?;
     let n: usize = shape.iter().product();
-    let mut out = vec![0.0f32; n];
-    match (F32::of(a)?, F32::of(b)?) {
+    let (a, b) = (F32::of(a)?, F32::of(b)?);
+    // Each operand that is a tensor has `shape`, so holds `n` values.
+    if [a, b]
+        .iter()
+        .any(|v| matches!(v, F32::Values(v) if v.len() != n))
+    {
+        return None;
+    }
+    let fill = |out: &mut [MaybeUninit<f32>]| match (a, b) {
         (F32::Values(a), F32::Values(b)) => {
-            let body = |((a, b), y): ((&[f32], &[f32]), &mut [f32])| {
+            let body = |((a, b), y): ((&[f32], &[f32]), Unfilled)| {
                 with_avx2(
                     #[inline(always)]
                     || {
                         for ((a, b), y) in a.iter().zip(b).zip(y.iter_mut()) {
-                            *y = f(*a, *b);
+                            y.write(f(*a, *b));
                         }
                     },
                 )
             };
-            if n > CHUNK {
-                a.par_chunks(CHUNK)
-                    .zip(b.par_chunks(CHUNK))
-                    .zip(out.par_chunks_mut(CHUNK))
+            let chunk = task_len(n, Cost::Arith, 1);
+            if n > chunk {
+                a.par_chunks(chunk)
+                    .zip(b.par_chunks(chunk))
+                    .zip(out.par_chunks_mut(chunk))
                     .for_each(body);
             } else {
-                body(((a, b), &mut out));
+                body(((a, b), out));
             }
         }
-        (F32::Values(a), F32::Scalar(b)) => map_into(a, &mut out, move |a| f(a, b)),
-        (F32::Scalar(a), F32::Values(b)) => map_into(b, &mut out, move |b| f(a, b)),
-        (F32::Scalar(_), F32::Scalar(_)) => return None,
+        (F32::Values(a), F32::Scalar(b)) => map_into(a, out, move |a| f(a, b)),
+        (F32::Scalar(a), F32::Values(b)) => map_into(b, out, move |b| f(a, b)),
+        (F32::Scalar(_), F32::Scalar(_)) => {}
+    };
+    if matches!((a, b), (F32::Scalar(_), F32::Scalar(_))) {
+        return None;
     }
+    // SAFETY: at least one operand is a tensor of `n` values (checked above), and each
+    // arm writes every element of an output as long as its tensor operands.
+    let out = unsafe { written_by(n, fill) };
     Some((shape.to_vec(), out))
 }
 

@@ -13,16 +13,10 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::lookup_gather::Entry;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, args};
-
-/// Elements per rayon task: a lookup is cheap, so tasks must be long to pay for
-/// themselves.
-const CHUNK: usize = 1 << 16;
-
-/// Elements per rayon task of the byte-permute lookup.
-const BYTE_TASK: usize = 1 << 18;
 
 /// Operands: x (8-bit integers, quantized or raw), table ([channels, 256] of the
 /// result's storage, row `c` indexed by the bit pattern of x), axis (the channel axis
@@ -108,12 +102,13 @@ fn look_up_bytes(x: &[u8], table: &[u8], channels: usize, inner: usize) -> Vec<u
         let rows = table.len() / 256;
         if rows > 0 {
             let channels = channels.clamp(1, rows);
-            // One channel's run at a time, several runs to a task. A byte permute
-            // looks up 64 elements in a few cycles, so a task takes `BYTE_TASK`:
-            // YOLOv8n's SiLU tables over 400K elements took 27 µs at 1 thread and
-            // 35 µs at 2 in tasks of 64K.
-            let run = if channels == 1 { BYTE_TASK } else { inner };
-            let per_task = run * (BYTE_TASK / run).max(1);
+            // One channel's run at a time, whole runs to a task. A byte permute
+            // looks up 64 elements in a few cycles, so tasks are few: YOLOv8n's SiLU
+            // tables over 400K elements took 27 µs at 1 thread and 35 µs at 2 in
+            // tasks of 64K.
+            let unit = if channels == 1 { 1 } else { inner };
+            let per_task = task_len(x.len(), Cost::Move, unit);
+            let run = if channels == 1 { per_task } else { inner };
             // Not zeroed first: a zeroing pass on this thread cost as much as the
             // parallel lookup (PP-OCR det's 150 lookups, a serial memset each).
             let mut y: Vec<u8> = Vec::with_capacity(x.len());
@@ -200,8 +195,9 @@ fn look_up<T: Entry>(x: &[u8], table: &[T], channels: usize, inner: usize) -> Ve
         return y;
     }
     let channels = channels.clamp(1, rows.len());
+    let chunk = task_len(x.len(), Cost::Move, 1);
     let work = |(k, out): (usize, &mut [T])| {
-        let start = k * CHUNK;
+        let start = k * chunk;
         let x = &x[start..start + out.len()];
         if channels == 1 && T::gather_row(x, rows[0], out) {
             return;
@@ -234,8 +230,8 @@ fn look_up<T: Entry>(x: &[u8], table: &[T], channels: usize, inner: usize) -> Ve
     };
     if inner == 1 && channels > BLOCK && x.len().is_multiple_of(channels) {
         blocked(x, table, channels, &mut y);
-    } else if x.len() > CHUNK {
-        y.par_chunks_mut(CHUNK).enumerate().for_each(work);
+    } else if x.len() > chunk {
+        y.par_chunks_mut(chunk).enumerate().for_each(work);
     } else {
         work((0, &mut y));
     }
@@ -250,10 +246,8 @@ const BLOCK: usize = 64;
 /// that the rows of the table they read stay in L1 (a whole table, 1536 channels of a
 /// transformer's hidden layer, does not).
 fn blocked<T: Entry>(x: &[u8], table: &[T], channels: usize, y: &mut [T]) {
-    let rows_per_task = (CHUNK / channels).max(1);
-    let tasks = y
-        .par_chunks_mut(rows_per_task * channels)
-        .zip(x.par_chunks(rows_per_task * channels));
+    let per_task = task_len(x.len(), Cost::Move, channels);
+    let tasks = y.par_chunks_mut(per_task).zip(x.par_chunks(per_task));
     tasks.for_each(|(out, x)| {
         for first in (0..channels).step_by(BLOCK) {
             let end = (first + BLOCK).min(channels);
@@ -274,6 +268,11 @@ fn blocked<T: Entry>(x: &[u8], table: &[T], channels: usize, y: &mut [T]) {
 mod tests {
     use super::*;
     use crate::kernels::ResultType;
+
+    /// Longer than a task of a lookup at 2 threads (`split::task_len`), so that inputs
+    /// of a few of these are split at task boundaries.
+    const CHUNK: usize = 1 << 19;
+    const BYTE_TASK: usize = CHUNK;
 
     fn call(x: Tensor, table: Tensor, axis: i64) -> Result<Vec<Value>> {
         let args = [

@@ -19,14 +19,18 @@
 //! them). Elsewhere it differs: without FMA its Add rounds each product, and on ARM it
 //! adds in fixed point; results then may differ from these by one step near ties.
 
+use std::mem::MaybeUninit;
+
 use anyhow::{Result, bail};
 
 use rayon::prelude::*;
 
 use crate::kernels::isa::Isa;
 use crate::kernels::linalg::qdriver::shifted;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::layout::{broadcast_map, broadcast_shapes, result_count};
+use crate::kernels::tensor::unfilled::{as_unfilled, written_by};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, ResultType};
@@ -212,12 +216,16 @@ impl Arith {
 /// with the same results.
 fn apply_all<const SIGNED: bool>(arith: &Arith, a: &[u8], b: &[u8], bounds: Bounds) -> Vec<u8> {
     let n = a.len().min(b.len());
-    let mut out = vec![0u8; n];
-    let work = out
-        .par_chunks_mut(CHUNK)
-        .zip(a[..n].par_chunks(CHUNK).zip(b[..n].par_chunks(CHUNK)));
-    work.for_each(|(out, (a, b))| apply_chunk_any::<SIGNED>(arith, a, b, bounds, out));
-    out
+    let chunk = task_len(n, Cost::Requantize, 1);
+    let fill = |out: &mut [MaybeUninit<u8>]| {
+        let work = out
+            .par_chunks_mut(chunk)
+            .zip(a[..n].par_chunks(chunk).zip(b[..n].par_chunks(chunk)));
+        work.for_each(|(out, (a, b))| apply_chunk_any::<SIGNED>(arith, a, b, bounds, out));
+    };
+    // SAFETY: `out`, `a[..n]` and `b[..n]` split into the same chunks, and
+    // `apply_chunk_any` writes every element of an output as long as its operands.
+    unsafe { written_by(n, fill) }
 }
 
 /// How a broadcast operand meets the full-shaped one: the result is `outer` blocks
@@ -267,12 +275,11 @@ fn apply_runs(
     bounds: Bounds,
 ) -> Vec<u8> {
     let n = full.len();
-    let mut out = vec![0u8; n];
     let Runs { mid, inner } = runs;
     if inner == 0 || mid == 0 || small.len() < mid {
-        return out;
+        return vec![0u8; n];
     }
-    let pick = |a: &[u8], b: &[u8], out: &mut [u8]| {
+    let pick = |a: &[u8], b: &[u8], out: &mut [MaybeUninit<u8>]| {
         if signed {
             apply_chunk_any::<true>(arith, a, b, bounds, out);
         } else {
@@ -282,8 +289,8 @@ fn apply_runs(
     if inner == 1 {
         // The broadcast operand's elements are the last dimensions': each block of
         // `mid` elements of the full operand meets all of it, as same-shaped operands.
-        let per_task = mid * (CHUNK / mid).max(1);
-        let work = |(out, full): (&mut [u8], &[u8])| {
+        let per_task = task_len(n, Cost::Requantize, mid);
+        let work = |(out, full): (&mut [MaybeUninit<u8>], &[u8])| {
             for (out, full) in out.chunks_mut(mid).zip(full.chunks(mid)) {
                 let small = &small[..full.len()];
                 let (a, b) = if full_is_a {
@@ -294,13 +301,18 @@ fn apply_runs(
                 pick(a, b, out);
             }
         };
-        out.par_chunks_mut(per_task)
-            .zip(full.par_chunks(per_task))
-            .for_each(work);
-        return out;
+        let fill = |out: &mut [MaybeUninit<u8>]| {
+            out.par_chunks_mut(per_task)
+                .zip(full.par_chunks(per_task))
+                .for_each(work)
+        };
+        // SAFETY: each task's output pairs with as long a part of `full`, cut into
+        // blocks of `mid` that meet as many elements of `small` (at least `mid`), and
+        // `pick` writes every element of each block.
+        return unsafe { written_by(n, fill) };
     }
-    let per_task = inner * (CHUNK / inner).max(1);
-    let work = |(k, (out, full)): (usize, (&mut [u8], &[u8]))| {
+    let per_task = task_len(n, Cost::Requantize, inner);
+    let work = |(k, (out, full)): (usize, (&mut [MaybeUninit<u8>], &[u8]))| {
         let mut spread = vec![0u8; inner];
         let first = k * per_task / inner;
         for (r, (out, full)) in out.chunks_mut(inner).zip(full.chunks(inner)).enumerate() {
@@ -314,11 +326,15 @@ fn apply_runs(
             pick(a, b, out);
         }
     };
-    out.par_chunks_mut(per_task)
-        .zip(full.par_chunks(per_task))
-        .enumerate()
-        .for_each(work);
-    out
+    let fill = |out: &mut [MaybeUninit<u8>]| {
+        out.par_chunks_mut(per_task)
+            .zip(full.par_chunks(per_task))
+            .enumerate()
+            .for_each(work)
+    };
+    // SAFETY: each task's output pairs with as long a part of `full`, cut into runs
+    // that `pick` writes whole against a spread run as long.
+    unsafe { written_by(n, fill) }
 }
 
 /// `apply_chunk`, on CPUs with FMA through its vectorized twins.
@@ -327,7 +343,7 @@ fn apply_chunk_any<const SIGNED: bool>(
     a: &[u8],
     b: &[u8],
     bounds: Bounds,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     #[cfg(target_arch = "x86_64")]
     if Isa::best().includes(Isa::Avx512Vnni) {
@@ -341,10 +357,6 @@ fn apply_chunk_any<const SIGNED: bool>(
     }
     apply_chunk::<SIGNED>(arith, a, b, bounds, out)
 }
-
-/// Elements per parallel task: large enough to amortize a task, small enough to share
-/// a residual add.
-const CHUNK: usize = 1 << 14;
 
 /// The saturation bounds and the shift of `apply_all`.
 #[derive(Clone, Copy)]
@@ -372,7 +384,7 @@ fn apply_chunk_fma<const SIGNED: bool>(
     a: &[u8],
     b: &[u8],
     bounds: Bounds,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     use std::arch::x86_64::*;
     let Bounds { lo, hi, shift } = bounds;
@@ -433,7 +445,9 @@ fn apply_chunk_fma<const SIGNED: bool>(
         };
         let r = _mm256_sub_epi32(_mm256_min_epi32(_mm256_max_epi32(r, vlo), vhi), vshift);
         let packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(r, low_bytes), halves);
-        *o = _mm_cvtsi128_si64(_mm256_castsi256_si128(packed)).to_le_bytes();
+        *o = _mm_cvtsi128_si64(_mm256_castsi256_si128(packed))
+            .to_le_bytes()
+            .map(MaybeUninit::new);
     }
     let done = a8.len() * 8;
     apply_chunk::<SIGNED>(arith, &a[done..], &b[done..], bounds, &mut out[done..]);
@@ -449,7 +463,7 @@ fn apply_chunk_avx512<const SIGNED: bool>(
     a: &[u8],
     b: &[u8],
     bounds: Bounds,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     use std::arch::x86_64::*;
     let Bounds { lo, hi, shift } = bounds;
@@ -514,12 +528,12 @@ fn apply_chunk<const SIGNED: bool>(
     a: &[u8],
     b: &[u8],
     bounds: Bounds,
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
 ) {
     let Bounds { lo, hi, shift } = bounds;
     for ((&x, &y), o) in a.iter().zip(b).zip(out) {
         let v = arith.apply(widen::<SIGNED>(x), widen::<SIGNED>(y));
-        *o = (v.clamp(lo, hi) - shift) as u8;
+        o.write((v.clamp(lo, hi) - shift) as u8);
     }
 }
 
@@ -596,9 +610,9 @@ fn run(c: &Call, op: Op, as_uint8: bool) -> Result<Vec<Value>> {
                 let (x, y) = (xa[at(&ia, i)], xb[at(&ib, i)]);
                 let mut one = [0u8];
                 if signed {
-                    apply_chunk::<true>(&arith, &[x], &[y], bounds, &mut one);
+                    apply_chunk::<true>(&arith, &[x], &[y], bounds, as_unfilled(&mut one));
                 } else {
-                    apply_chunk::<false>(&arith, &[x], &[y], bounds, &mut one);
+                    apply_chunk::<false>(&arith, &[x], &[y], bounds, as_unfilled(&mut one));
                 }
                 *o = one[0];
             }
@@ -922,13 +936,13 @@ mod tests {
                     let (lanes, one) = if lo < 0 {
                         (apply_all::<true>(&arith, &a, &b, bounds), {
                             let mut o = vec![0; n];
-                            apply_chunk::<true>(&arith, &a, &b, bounds, &mut o);
+                            apply_chunk::<true>(&arith, &a, &b, bounds, as_unfilled(&mut o));
                             o
                         })
                     } else {
                         (apply_all::<false>(&arith, &a, &b, bounds), {
                             let mut o = vec![0; n];
-                            apply_chunk::<false>(&arith, &a, &b, bounds, &mut o);
+                            apply_chunk::<false>(&arith, &a, &b, bounds, as_unfilled(&mut o));
                             o
                         })
                     };
@@ -966,9 +980,21 @@ mod tests {
                             let (a, b) = if full_is_a { (f, s) } else { (s, f) };
                             let mut one = [0u8];
                             if signed {
-                                apply_chunk::<true>(&arith, &[a], &[b], bounds, &mut one);
+                                apply_chunk::<true>(
+                                    &arith,
+                                    &[a],
+                                    &[b],
+                                    bounds,
+                                    as_unfilled(&mut one),
+                                );
                             } else {
-                                apply_chunk::<false>(&arith, &[a], &[b], bounds, &mut one);
+                                apply_chunk::<false>(
+                                    &arith,
+                                    &[a],
+                                    &[b],
+                                    bounds,
+                                    as_unfilled(&mut one),
+                                );
                             }
                             one[0]
                         })

@@ -11,13 +11,11 @@ use rayon::prelude::*;
 use super::lookup_table::look_up_row;
 use super::quant::requantize_table;
 use crate::kernels::ops::concat::check_joins;
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor, checked_count};
 use crate::kernels::{Call, args};
-
-/// Output bytes per rayon task.
-const CHUNK: usize = 1 << 16;
 
 /// One part: its bytes, how many bytes it adds to each row of the result, and its
 /// table (`None` to copy).
@@ -80,9 +78,10 @@ pub fn qlinear_cat(c: &Call) -> Result<Vec<Value>> {
     let mut out = vec![0u8; total];
     let row: usize = parts.iter().map(|p| p.width).sum();
     if row > 0 {
-        out.par_chunks_mut(CHUNK)
+        let per_task = task_len(total, Cost::Move, 1);
+        out.par_chunks_mut(per_task)
             .enumerate()
-            .for_each(|(k, chunk)| fill(&parts, row, k * CHUNK, chunk));
+            .for_each(|(k, chunk)| fill(&parts, row, k * per_task, chunk));
     }
     let data = match dtype {
         DType::QUInt8 => Data::U8(out),

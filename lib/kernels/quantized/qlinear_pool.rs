@@ -81,13 +81,13 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
         other => bail!("a global average pool to {other:?} is not supported"),
     };
     let x = c.arg(0)?.as_tensor()?;
-    let values: Vec<i64> = match &x.data {
-        Data::U8(v) => v.iter().map(|&q| q as i64).collect(),
-        Data::I8(v) => v.iter().map(|&q| q as i64).collect(),
+    let held = match &x.data {
+        Data::U8(v) => v.len(),
+        Data::I8(v) => v.len(),
         other => bail!("x is {}, expected 8-bit integers", other.dtype()),
     };
-    if values.len() != crate::kernels::tensor::layout::result_count(&x.shape)? {
-        bail!("x of shape {:?} holds {} elements", x.shape, values.len());
+    if held != crate::kernels::tensor::layout::result_count(&x.shape)? {
+        bail!("x of shape {:?} holds {held} elements", x.shape);
     }
     let rank = x.shape.len();
     let mut reduced = vec![false; rank];
@@ -110,25 +110,11 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
         .map(|i| x.shape[i])
         .product();
     let kept: Vec<usize> = (0..rank).filter(|&i| !reduced[i]).collect();
-    let out_count: usize = kept.iter().map(|&i| x.shape[i]).product();
-    let mut sums = vec![0i64; out_count];
-    if kept.iter().enumerate().all(|(k, &i)| k == i) {
-        // The reduced axes are the trailing ones (channels first): each output sums
-        // one contiguous run.
-        for (sum, run) in sums.iter_mut().zip(values.chunks_exact(size.max(1))) {
-            *sum = run.iter().sum();
-        }
-    } else {
-        // Each input element's output position: its coordinates on the kept axes.
-        let strides = crate::kernels::tensor::layout::strides(&x.shape);
-        for (flat, &q) in values.iter().enumerate() {
-            let mut out = 0;
-            for &i in &kept {
-                out = out * x.shape[i] + (flat / strides[i]) % x.shape[i];
-            }
-            sums[out] += q;
-        }
-    }
+    let sums = match &x.data {
+        Data::U8(v) => sums_over(v, &x.shape, &kept, size),
+        Data::I8(v) => sums_over(v, &x.shape, &kept, size),
+        other => bail!("x is {}, expected 8-bit integers", other.dtype()),
+    };
     let scale = x_scale / (y_scale as f32 * size as f32);
     let q = sums.iter().map(|&sum| {
         // The accumulator is an int32, converted to float32 once.
@@ -160,6 +146,38 @@ pub fn global_average(c: &Call) -> Result<Vec<Value>> {
         zero_point: y_zero_point,
     });
     Ok(vec![Value::tensor(t)])
+}
+
+/// The sums of `values` (of `shape`) over all axes but `kept`, `size` elements each,
+/// read in place (a copy widened to i64 first was eight times the input's bytes).
+fn sums_over<T: Copy + Into<i64>>(
+    values: &[T],
+    shape: &[usize],
+    kept: &[usize],
+    size: usize,
+) -> Vec<i64> {
+    let out_count: usize = kept.iter().map(|&i| shape[i]).product();
+    if kept.iter().enumerate().all(|(k, &i)| k == i) {
+        // The reduced axes are the trailing ones (channels first): each output sums
+        // one contiguous run.
+        let mut sums: Vec<i64> = values
+            .chunks_exact(size.max(1))
+            .map(|run| run.iter().map(|&q| q.into()).sum())
+            .collect();
+        sums.resize(out_count, 0);
+        return sums;
+    }
+    // Each input element's output position: its coordinates on the kept axes.
+    let mut sums = vec![0i64; out_count];
+    let strides = crate::kernels::tensor::layout::strides(shape);
+    for (flat, &q) in values.iter().enumerate() {
+        let mut out = 0;
+        for &i in kept {
+            out = out * shape[i] + (flat / strides[i]) % shape[i];
+        }
+        sums[out] += q.into();
+    }
+    sums
 }
 
 /// An average pool that does not count padding, lowered for asymmetric pads as the

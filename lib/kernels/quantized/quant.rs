@@ -5,11 +5,14 @@
 //! `x = (q - zero_point) · scale`, both in f32 with the scale taken as f32.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use anyhow::{Context as _, Result, bail};
 use rayon::prelude::*;
 
+use crate::kernels::split::{Cost, task_len};
 use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::unfilled::{as_unfilled, written_by};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Quant, Tensor};
 use crate::kernels::{Call, Kernel, args};
@@ -215,6 +218,7 @@ pub(crate) fn quantize_uint8(x: &[f32], scale: f32, zero_point: i64) -> Result<V
 /// packed operand, one rayon task per block of rows).
 pub(crate) fn quantize_uint8_into(x: &[f32], y: &mut [u8], scale: f32, zero_point: u8) {
     let (lo, hi, zero_point) = (0, 255, i32::from(zero_point));
+    let y = as_unfilled(y);
     #[cfg(target_arch = "x86_64")]
     if simd::available() {
         // SAFETY: `available` says the CPU has AVX2, `wide` that it has AVX-512; the
@@ -327,7 +331,14 @@ impl Narrow for i8 {
 /// NaN) and the zero point lies in `lo..=hi`, saturating `q + zp` to `lo..=hi` equals
 /// clamping `q` to `lo - zp..=hi - zp` (exact small integers in f32) and adding `zp`.
 #[inline(always)]
-fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, lo: i32, hi: i32) {
+fn quantize_run<Q: Narrow>(
+    x: &[f32],
+    y: &mut [MaybeUninit<Q>],
+    scale: f32,
+    zero_point: i32,
+    lo: i32,
+    hi: i32,
+) {
     let (q_lo, q_hi) = ((lo - zero_point) as f32, (hi - zero_point) as f32);
     for (v, y) in x.iter().zip(y) {
         let q = (v / scale).round_ties_even();
@@ -338,15 +349,14 @@ fn quantize_run<Q: Narrow>(x: &[f32], y: &mut [Q], scale: f32, zero_point: i32, 
         // SAFETY: `clamped` lies in `q_lo..=q_hi`, whole numbers within ±2^16 (8- and
         // 16-bit ranges minus a zero point in them), which i32 holds.
         let r: i32 = unsafe { clamped.to_int_unchecked() };
-        *y = Q::from_i32(r + zero_point);
+        y.write(Q::from_i32(r + zero_point));
     }
 }
 
 fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd: bool) -> Vec<Q> {
-    let mut out = vec![Q::default(); x.len()];
     let (lo, hi) = (lo as i32, hi as i32);
     let wide = simd && simd::wide();
-    for_runs(&mut out, params, |at, y, scale, zero_point| {
+    let quantize_span = |at: usize, y: &mut [MaybeUninit<Q>], scale: f32, zero_point: i64| {
         // The caller checked every zero point against `lo..=hi`.
         let (x, zero_point) = (&x[at..at + y.len()], zero_point as i32);
         #[cfg(target_arch = "x86_64")]
@@ -363,31 +373,40 @@ fn quantize_narrow<Q: Narrow>(x: &[f32], params: &Params, lo: i64, hi: i64, simd
         }
         let _ = simd;
         quantize_run(x, y, scale, zero_point, lo, hi);
-    });
-    out
+    };
+    let fill = |out: &mut [MaybeUninit<Q>]| for_runs(out, params, quantize_span);
+    // SAFETY: `for_runs` covers `out` with runs, and each path of `quantize_span` writes
+    // every element of a run from the run of `x` as long (whole blocks through the
+    // vector stores, the rest through `quantize_run`).
+    unsafe { written_by(x.len(), fill) }
 }
 
 /// `(q - zero_point) · scale` for 8-bit integers: the difference is exact in i32 (the
 /// zero point is small) and converts to the same f32 as the i64 difference.
 #[inline(always)]
-fn dequantize_run<Q: Narrow>(q: &[Q], y: &mut [f32], scale: f32, zero_point: i32) {
+/// Writes every element of `y` (as long as `q`), never reading it.
+fn dequantize_run<Q: Narrow>(q: &[Q], y: &mut [MaybeUninit<f32>], scale: f32, zero_point: i32) {
     for (q, y) in q.iter().zip(y) {
-        *y = (q.to_i32() - zero_point) as f32 * scale;
+        y.write((q.to_i32() - zero_point) as f32 * scale);
     }
 }
 
 fn dequantize_narrow<Q: Narrow>(q: &[Q], params: &Params, simd: bool) -> Vec<f32> {
-    let mut out = vec![0.0f32; q.len()];
-    for_runs(&mut out, params, |at, y, scale, zero_point| {
-        dequantize_narrow_into(&q[at..at + y.len()], y, scale, zero_point, simd)
-    });
-    out
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        for_runs(out, params, |at, y, scale, zero_point| {
+            dequantize_narrow_into(&q[at..at + y.len()], y, scale, zero_point, simd)
+        })
+    };
+    // SAFETY: `for_runs` covers `out` with runs, and `dequantize_narrow_into` writes
+    // every element of each run from the run of `q` as long.
+    unsafe { written_by(q.len(), fill) }
 }
 
-/// One run of `q` sharing its parameters, dequantized into `y`.
+/// One run of `q` sharing its parameters, dequantized into `y` (as long), every
+/// element of which it writes.
 fn dequantize_narrow_into<Q: Narrow>(
     q: &[Q],
-    y: &mut [f32],
+    y: &mut [MaybeUninit<f32>],
     scale: f32,
     zero_point: i64,
     simd: bool,
@@ -396,7 +415,7 @@ fn dequantize_narrow_into<Q: Narrow>(
     // conversion; others take the i64 formula.
     if zero_point.unsigned_abs() > 1 << 24 {
         for (q, y) in q.iter().zip(y) {
-            *y = (i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale;
+            y.write((i64::from(q.to_i32()).wrapping_sub(zero_point) as f32) * scale);
         }
         return;
     }
@@ -424,11 +443,11 @@ pub(crate) fn dequantize_span(data: &Data, at: usize, y: &mut [f32], quant: &Qua
     let simd = simd::available();
     match data {
         Data::U8(q) => match end.and_then(|end| q.get(at..end)) {
-            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            Some(q) => dequantize_narrow_into(q, as_unfilled(y), scale, zero_point, simd),
             None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
         },
         Data::I8(q) => match end.and_then(|end| q.get(at..end)) {
-            Some(q) => dequantize_narrow_into(q, y, scale, zero_point, simd),
+            Some(q) => dequantize_narrow_into(q, as_unfilled(y), scale, zero_point, simd),
             None => bail!("elements {at}.. lie outside the tensor's {}", q.len()),
         },
         other => bail!("{} is not an 8-bit quantized storage", other.dtype()),
@@ -436,21 +455,17 @@ pub(crate) fn dequantize_span(data: &Data, at: usize, y: &mut [f32], quant: &Qua
     Ok(())
 }
 
-/// Elements per rayon task: below this, splitting costs more than it saves.
-const CHUNK: usize = 1 << 15;
-/// Elements below which a quantize or dequantize stays on the calling thread: it runs
-/// at a fraction of a nanosecond an element, so waking the pool for a few chunks cost
-/// more than it saved (smart-turn's 27 dequantizes of 154K elements took 10 µs more
-/// each at 2 threads than at 1).
-const MIN_PARALLEL: usize = 8 * CHUNK;
-
 /// `f(start, out[start..start + len], scale, zero_point)` over runs of elements that
-/// share their parameters, covering `out` in order; large outputs are split over the pool.
+/// share their parameters, covering `out` in order; large outputs are split over the pool
+/// (a quantize or dequantize runs at a fraction of a nanosecond an element, so only
+/// large ones: smart-turn's 27 dequantizes of 154K elements took 10 µs more each at 2
+/// threads than at 1 in 32K tasks).
 fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R], f32, i64) + Sync) {
     let inner = params.inner.max(1);
     let per_tensor = params.scales.len().min(params.zero_points.len()) <= 1;
+    let per_task = task_len(out.len(), Cost::Arith, 1);
     let work = |(k, chunk): (usize, &mut [R])| {
-        let base = k * CHUNK;
+        let base = k * per_task;
         let mut i = 0;
         while i < chunk.len() {
             let at = base + i;
@@ -465,8 +480,8 @@ fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R],
             i += len;
         }
     };
-    if out.len() >= MIN_PARALLEL {
-        out.par_chunks_mut(CHUNK).enumerate().for_each(work);
+    if out.len() > per_task {
+        out.par_chunks_mut(per_task).enumerate().for_each(work);
     } else {
         work((0, out));
     }
@@ -475,6 +490,9 @@ fn for_runs<R: Send>(out: &mut [R], params: &Params, f: impl Fn(usize, &mut [R],
 /// The same loops compiled for AVX2, where `round_ties_even` is one instruction and
 /// the loops vectorize; chosen at run time. The arithmetic is the portable loops' own.
 mod simd {
+    #[cfg(target_arch = "x86_64")]
+    use std::mem::MaybeUninit;
+
     #[cfg(target_arch = "x86_64")]
     use super::{Narrow, dequantize_run, quantize_run};
     #[cfg(target_arch = "x86_64")]
@@ -492,7 +510,7 @@ mod simd {
     #[target_feature(enable = "avx2")]
     pub unsafe fn quantize<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -510,7 +528,7 @@ mod simd {
     #[target_feature(enable = "avx512f,avx2")]
     pub unsafe fn quantize_avx512<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -528,7 +546,7 @@ mod simd {
     #[inline(always)]
     fn blocks<Q: Narrow>(
         x: &[f32],
-        y: &mut [Q],
+        y: &mut [MaybeUninit<Q>],
         scale: f32,
         zero_point: i32,
         lo: i32,
@@ -556,7 +574,12 @@ mod simd {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub unsafe fn dequantize<Q: Narrow>(q: &[Q], y: &mut [f32], scale: f32, zero_point: i32) {
+    pub unsafe fn dequantize<Q: Narrow>(
+        q: &[Q],
+        y: &mut [MaybeUninit<f32>],
+        scale: f32,
+        zero_point: i32,
+    ) {
         dequantize_run(q, y, scale, zero_point)
     }
 }
@@ -822,7 +845,10 @@ mod tests {
             255.5,
         ];
         let mut state = 0x1234_5678_9abc_def0u64;
-        while x.len() < super::MIN_PARALLEL + 3 * super::CHUNK + 17 {
+        // Several tasks and a ragged last one at 2 threads.
+        let task =
+            crate::kernels::split::task_len_on(1 << 21, crate::kernels::split::Cost::Arith, 1, 2);
+        while x.len() < 3 * task + 17 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;

@@ -140,11 +140,7 @@ pub fn place_runs(data: &Data, fill: &Data, n: usize, runs: &[(usize, usize)], l
                 _ => None,
             }
             .unwrap_or_default();
-            let mut out = vec![f; n];
-            for &(src, dst) in runs {
-                out[dst..dst + len].copy_from_slice(&$v[src..src + len]);
-            }
-            Data::$variant(out)
+            Data::$variant(placed($v, f, n, runs, len))
         }};
     }
     match data {
@@ -167,13 +163,31 @@ pub fn place_runs(data: &Data, fill: &Data, n: usize, runs: &[(usize, usize)], l
                 _ => None,
             }
             .unwrap_or_default();
-            let mut out = vec![f; n];
-            for &(src, dst) in runs {
-                out[dst..dst + len].copy_from_slice(&v[src..src + len]);
-            }
-            Data::F8(*format, out)
+            Data::F8(*format, placed(v, f, n, runs, len))
         }
     }
+}
+
+/// `place_runs` of one element type. Runs in order of `dst` that do not overlap (padding
+/// gives them so) are written once each, between stretches of `f`: filling the whole
+/// output first and copying over it wrote most of it twice (PP-OCR det's pads). Other
+/// runs take that way.
+fn placed<T: Copy>(v: &[T], f: T, n: usize, runs: &[(usize, usize)], len: usize) -> Vec<T> {
+    let in_order = runs.windows(2).all(|w| w[0].1 + len <= w[1].1);
+    if !in_order {
+        let mut out = vec![f; n];
+        for &(src, dst) in runs {
+            out[dst..dst + len].copy_from_slice(&v[src..src + len]);
+        }
+        return out;
+    }
+    let mut out = Vec::with_capacity(n);
+    for &(src, dst) in runs {
+        out.resize(dst, f);
+        out.extend_from_slice(&v[src..src + len]);
+    }
+    out.resize(n, f);
+    out
 }
 
 /// The elements of `data` at `indices`, with `fill` (an element of the same variant,

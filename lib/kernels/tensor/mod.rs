@@ -10,6 +10,7 @@ pub mod float8;
 pub mod layout;
 pub mod tensor_type;
 pub mod transpose;
+pub mod unfilled;
 pub mod value;
 
 use anyhow::{Result, bail};

@@ -21,6 +21,7 @@ mod tests;
 use rayon::prelude::*;
 
 use crate::kernels::isa::Isa;
+use crate::kernels::split::{Cost, task_len};
 use lanes::Lanes;
 
 /// The functions this module computes.
@@ -61,17 +62,15 @@ pub enum Arith {
     Div,
 }
 
-/// Elements per rayon task: below this, splitting costs more than it saves.
-const CHUNK: usize = 1 << 15;
-
 /// `func` of each element of `x`, on the best instruction set, split over the pool
 /// when `x` is large.
 pub fn map(func: Func, x: &[f32]) -> Vec<f32> {
     let mut out = vec![0.0f32; x.len()];
     let isa = Isa::best();
-    if x.len() > CHUNK {
-        x.par_chunks(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
+    let chunk = task_len(x.len(), Cost::Transcendental, 1);
+    if x.len() > chunk {
+        x.par_chunks(chunk)
+            .zip(out.par_chunks_mut(chunk))
             .for_each(|(x, y)| map_on(isa, func, x, y));
     } else {
         map_on(isa, func, x, &mut out);
