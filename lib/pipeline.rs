@@ -12,6 +12,7 @@ use crate::import::import_model;
 use crate::import::shape_inference::ShapeRules;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
+use crate::onnx::input_sizes;
 use crate::onnx::load::load_model;
 use crate::onnx::validate::ValidModel;
 use crate::op_tables::op_tables;
@@ -473,6 +474,21 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
     } else {
         plan_onnx(&load_model(path)?)
     }
+}
+
+/// Plans the model at `path` for inputs of the given sizes (by input name): as
+/// `plan_model`, except that an `.onnx` whose graph has an If is compiled for those
+/// sizes (`onnx::input_sizes`), so conditions on sizes are known at import.
+pub fn plan_model_for_sizes(path: &Path, sizes: &[(String, Vec<usize>)]) -> Result<Plan> {
+    if path.extension().is_some_and(|e| e == "mlir") {
+        return plan_model(path);
+    }
+    let model = load_model(path)?;
+    if !input_sizes::has_if(&model) {
+        return plan_onnx(&model);
+    }
+    let dir = model.dir.clone();
+    plan_onnx(&input_sizes::with_input_sizes(&model, sizes, dir)?)
 }
 
 /// Plans a loaded model for the CPU backend, compiled in memory to the `backend` form.

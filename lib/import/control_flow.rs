@@ -91,14 +91,29 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
             return Ok(warnings);
         }
 
-        let else_block = Block::new(&[]);
+        let mut else_block = Block::new(&[]);
         let else_known = self
             .branch_in_block(model, else_graph, &else_block, known, &mut warnings)
-            .context("attribute 'else_branch'")?;
-        let then_block = Block::new(&[]);
+            .context("attribute 'else_branch'");
+        let mut then_block = Block::new(&[]);
         let then_known = self
             .branch_in_block(model, then_graph, &then_block, known, &mut warnings)
-            .context("attribute 'then_branch'")?;
+            .context("attribute 'then_branch'");
+        let cond_value = self.values[condition.as_str()];
+        let (then_known, else_known) = match (then_known, else_known) {
+            (Ok(t), Ok(e)) => (t, e),
+            (Ok(t), Err(e)) if model.sized_for_run => {
+                else_block = Block::new(&[]);
+                let k = self.failing_branch(&else_block, cond_value, false, &t, &e)?;
+                (t, k)
+            }
+            (Err(e), Ok(k)) if model.sized_for_run => {
+                then_block = Block::new(&[]);
+                let t = self.failing_branch(&then_block, cond_value, true, &k, &e)?;
+                (t, k)
+            }
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
 
         let mut result_types = Vec::with_capacity(node.output.len());
         let mut outputs = Vec::new();
@@ -191,6 +206,80 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
             .with_context(|| format!("building {TERMINATOR} of {} values", types.len()))?;
         block.append_operation(terminator);
         Ok(imported.known)
+    }
+
+    /// A branch that cannot be typed for the sizes the model was compiled for
+    /// (`ValidModel::sized_for_run`): when it is taken, the run stops with `error`, as
+    /// ONNX Runtime's would. It yields zeros of the other branch's types, which nothing
+    /// reads, so those types must be static. `taken_when` is the condition that takes it.
+    fn failing_branch<'x>(
+        &mut self,
+        block: &'x Block<'c>,
+        condition: Value<'c, '_>,
+        taken_when: bool,
+        other: &[Known],
+        error: &anyhow::Error,
+    ) -> Result<Vec<Known>> {
+        let context = self.context;
+        let at = Location::unknown(context);
+        let fail = || anyhow::anyhow!("{error:#}");
+        let int = ops::opaque_type(context, "!torch.int")?;
+        let boolean = ops::opaque_type(context, "!torch.bool")?;
+        let build = |name: &str, operands: &[Value<'c, '_>], results: &[melior::ir::Type<'c>]| {
+            OperationBuilder::new(name, at)
+                .add_operands(operands)
+                .add_results(results)
+                .build()
+                .with_context(|| format!("building {name}"))
+        };
+        let item = block.append_operation(build("torch.aten.item", &[condition], &[int])?);
+        let item: Value = item.result(0)?.into();
+        // The assertion holds exactly when the branch is not taken.
+        let holds: Value = if taken_when {
+            let zero = block.append_operation(ops::constant_int(context, 0, at)?);
+            let zero: Value = zero.result(0)?.into();
+            let eq = block.append_operation(build("torch.aten.eq.int", &[item, zero], &[boolean])?);
+            eq.result(0)?.into()
+        } else {
+            let b = block.append_operation(build("torch.aten.Bool.int", &[item], &[boolean])?);
+            b.result(0)?.into()
+        };
+        let message = format!(
+            "the {} branch cannot run for inputs of these sizes: {error:#}",
+            if taken_when { "then" } else { "else" }
+        );
+        block.append_operation(
+            OperationBuilder::new("torch.runtime.assert", at)
+                .add_operands(&[holds])
+                .add_attributes(&[(
+                    Identifier::new(context, "message"),
+                    StringAttribute::new(context, &message).into(),
+                )])
+                .build()
+                .context("building torch.runtime.assert")?,
+        );
+        let mut outputs = Vec::with_capacity(other.len());
+        for k in other {
+            let (Some(dtype), Some(dims)) = (k.ty.dtype, k.ty.static_dims()) else {
+                return Err(fail());
+            };
+            let count = tensor::element_count(&dims)?;
+            let data = tensor::TensorData {
+                dtype,
+                dims,
+                bytes: vec![0u8; count * dtype.size()].into(),
+            };
+            let literal = block.append_operation(ops::vtensor_literal(context, &data, at)?);
+            outputs.push(literal.result(0)?.into());
+        }
+        let outputs: Vec<Value> = outputs;
+        block.append_operation(
+            OperationBuilder::new(TERMINATOR, at)
+                .add_operands(&outputs)
+                .build()
+                .with_context(|| format!("building {TERMINATOR}"))?,
+        );
+        Ok(other.to_vec())
     }
 
     /// Imports `graph`'s initializers and nodes into this body's block.

@@ -26,6 +26,10 @@ pub struct ValidModel {
     pub order: Vec<usize>,
     /// Opset version by domain; the default domain is `""`.
     pub opsets: HashMap<String, i64>,
+    /// Whether the graph inputs were given the sizes of the inputs one run reads
+    /// (`input_sizes.rs`): then an If branch that cannot be typed for them becomes a
+    /// branch that fails when it runs, as it would in ONNX Runtime.
+    pub sized_for_run: bool,
 }
 
 impl ValidModel {
@@ -58,6 +62,7 @@ pub fn validate(proto: ModelProto, dir: Option<PathBuf>) -> Result<ValidModel> {
         dir,
         order,
         opsets,
+        sized_for_run: false,
     })
 }
 
