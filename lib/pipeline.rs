@@ -102,6 +102,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_fold_constants,
         },
         Pass {
+            name: "inline-constant-if",
+            description: "Replace each torch.prim.If whose condition is a constant by the ops of the branch it takes",
+            run: run_inline_constant_if,
+        },
+        Pass {
             name: "canonicalize-quant",
             description: "Merge duplicate constants, fold item of a literal",
             run: run_canonicalize_quant,
@@ -189,6 +194,15 @@ fn run_fold_constants<'c>(
     options: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::fold_constants(context, module, options.fold_limits, &op_tables().shapes)?;
+    Ok(Vec::new())
+}
+
+fn run_inline_constant_if<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::inline_constant_if(context, module)?;
     Ok(Vec::new())
 }
 
@@ -459,6 +473,12 @@ fn simplify<'c>(
 ) -> Result<()> {
     transforms::fold_constants(context, module, options.fold_limits, shapes)?;
     transforms::canonicalize_quant(context, module)?;
+    // A condition that folded takes its branch out of the If; what the branch computes
+    // from constants folds in turn.
+    if transforms::inline_constant_if(context, module)? {
+        transforms::fold_constants(context, module, options.fold_limits, shapes)?;
+        transforms::canonicalize_quant(context, module)?;
+    }
     transforms::dce(context, module);
     Ok(())
 }
