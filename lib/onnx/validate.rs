@@ -194,15 +194,21 @@ fn node_order(graph: &GraphProto, outer: &dyn Fn(&str) -> bool) -> Result<Vec<us
         }
     }
     for (i, n) in graph.node.iter().enumerate() {
-        let reads = n.input.iter().map(String::as_str).filter(|s| !s.is_empty());
-        for inp in reads.chain(captured_names(n)) {
-            match defined.get(inp) {
+        for inp in n.input.iter().filter(|s| !s.is_empty()) {
+            match defined.get(inp.as_str()) {
                 None if outer(inp) => {}
                 None => bail!("{}: input '{inp}' is never defined", node_label(n, i)),
                 Some(Definer::Node(p)) => {
                     deps.add_edge(ids[*p], ids[i], ());
                 }
                 Some(_) => {}
+            }
+        }
+        // What a subgraph reads from here orders the node after its producer; a name
+        // no scope defines is the import's error, which names the subgraph's node.
+        for name in captured_names(n) {
+            if let Some(Definer::Node(p)) = defined.get(name) {
+                deps.add_edge(ids[*p], ids[i], ());
             }
         }
     }
