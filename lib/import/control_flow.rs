@@ -65,6 +65,15 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         }
         let then_graph = branch_graph(node, "then_branch")?;
         let else_graph = branch_graph(node, "else_branch")?;
+        for (attr, graph) in [("then_branch", then_graph), ("else_branch", else_graph)] {
+            if graph.output.len() != node.output.len() {
+                bail!(
+                    "attribute '{attr}': the branch has {} outputs for the node's {}",
+                    graph.output.len(),
+                    node.output.len()
+                );
+            }
+        }
         let cond = known
             .get(condition.as_str())
             .with_context(|| format!("condition '{condition}' is never defined"))?;
@@ -99,7 +108,10 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         let then_known = self
             .branch_in_block(model, then_graph, &then_block, known, &mut warnings)
             .context("attribute 'then_branch'");
-        let cond_value = self.values[condition.as_str()];
+        let cond_value = *self
+            .values
+            .get(condition.as_str())
+            .with_context(|| format!("condition '{condition}' is never defined"))?;
         let (then_known, else_known) = match (then_known, else_known) {
             (Ok(t), Ok(e)) => (t, e),
             (Ok(t), Err(e)) if model.sized_for_run => {
@@ -152,7 +164,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
                 Identifier::new(context, "name"),
                 StringAttribute::new(context, "onnx.If").into(),
             )])
-            .add_operands(&[self.values[condition.as_str()]])
+            .add_operands(&[cond_value])
             .add_results(&result_types)
             .add_regions([else_region, then_region])
             .build()

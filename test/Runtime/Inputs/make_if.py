@@ -134,8 +134,9 @@ def if_shape_condition():
 
 
 def if_malformed():
-    """Branches whose outputs disagree in element type, and a branch reading a name no
-    scope defines: both refused, naming the If."""
+    """Branches whose outputs disagree in element type, a branch reading a name no
+    scope defines, and branches with fewer outputs than the If: all refused, naming
+    the If."""
     errors = os.path.join(HERE, "..", "..", "Errors", "Inputs")
     then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", T.FLOAT, [2])])
     else_g = h.make_graph([h.make_node("Cast", ["x"], ["e"], to=T.INT64)], "else", [], [vi("e", T.INT64, [2])])
@@ -150,6 +151,14 @@ def if_malformed():
     g = h.make_graph([node], "if_undefined", [vi("c", T.BOOL, []), vi("x", T.FLOAT, [2])], [vi("y", T.FLOAT, [2])])
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
     onnx.save(m, os.path.join(errors, "if_branch_undefined.onnx"))
+
+    then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", T.FLOAT, [2])])
+    node = h.make_node("If", ["c"], ["y", "y2"], name="short", then_branch=then_g, else_branch=then_g)
+    g = h.make_graph(
+        [node], "if_outputs", [vi("c", T.BOOL, []), vi("x", T.FLOAT, [2])], [vi("y", T.FLOAT, [2]), vi("y2", T.FLOAT, [2])]
+    )
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8)
+    onnx.save(m, os.path.join(errors, "if_branch_outputs.onnx"))
 
 
 if __name__ == "__main__":
