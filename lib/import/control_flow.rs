@@ -35,6 +35,10 @@ use crate::onnx::proto::{GraphProto, NodeProto};
 use crate::onnx::tensor;
 use crate::onnx::validate::{ValidModel, subgraph_order};
 
+/// The largest zeros a failing branch yields in place of a value it cannot compute
+/// (`failing_branch`); a larger one keeps the import's error.
+const MAX_PLACEHOLDER_BYTES: usize = 1 << 24;
+
 /// The terminator of an import-form region, yielding the branch's outputs.
 pub const TERMINATOR: &str = "torch.operator_terminator";
 
@@ -270,21 +274,23 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
                 .build()
                 .context("building torch.runtime.assert")?,
         );
-        let mut outputs = Vec::with_capacity(other.len());
+        let mut outputs: Vec<Value> = Vec::with_capacity(other.len());
         for k in other {
             let (Some(dtype), Some(dims)) = (k.ty.dtype, k.ty.static_dims()) else {
                 return Err(fail());
             };
-            let count = tensor::element_count(&dims)?;
+            let bytes = tensor::element_count(&dims)?
+                .checked_mul(dtype.size())
+                .filter(|&b| b <= MAX_PLACEHOLDER_BYTES)
+                .ok_or_else(fail)?;
             let data = tensor::TensorData {
                 dtype,
                 dims,
-                bytes: vec![0u8; count * dtype.size()].into(),
+                bytes: vec![0u8; bytes].into(),
             };
             let literal = block.append_operation(ops::vtensor_literal(context, &data, at)?);
             outputs.push(literal.result(0)?.into());
         }
-        let outputs: Vec<Value> = outputs;
         block.append_operation(
             OperationBuilder::new(TERMINATOR, at)
                 .add_operands(&outputs)

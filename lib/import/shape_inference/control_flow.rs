@@ -13,7 +13,6 @@ pub(super) fn register(r: &mut ShapeRules) {
     r.infer_ops(&["If"], 1, unknown_results);
 }
 
-fn unknown_results(ctx: &Ctx) -> Result<Vec<Inferred>> {
-    let _ = ctx;
+fn unknown_results(_: &Ctx) -> Result<Vec<Inferred>> {
     Ok(Vec::new())
 }

@@ -133,6 +133,29 @@ def if_shape_condition():
     onnx.save(m, os.path.join(HERE, "if_shape_condition.onnx"))
 
 
+def if_invalid_branch():
+    """An If on a run-time condition whose else branch squeezes axis 0: valid only when
+    x has one row. `qlower run` compiles for x's sizes ([2, 3]), where that branch
+    cannot be typed; it becomes a branch that stops the run when taken, as ONNX Runtime
+    stops, while the then branch runs."""
+    then_g = h.make_graph([h.make_node("Relu", ["x"], ["r"])], "then", [], [vi("r", T.FLOAT, [None, 3])])
+    else_g = h.make_graph(
+        [h.make_node("Squeeze", ["x", "axis0"], ["s"])],
+        "else",
+        [],
+        [vi("s", T.FLOAT, None)],
+        [nh.from_array(np.array([0], np.int64), "axis0")],
+    )
+    node = h.make_node("If", ["c"], ["y"], name="squeeze_rows", then_branch=then_g, else_branch=else_g)
+    g = h.make_graph([node], "if_invalid_branch", [vi("c", T.BOOL, []), vi("x", T.FLOAT, ["rows", 3])], [vi("y", T.FLOAT, None)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], producer_name="qlower-tests", ir_version=8)
+    path = os.path.join(HERE, "if_invalid_branch.onnx")
+    onnx.save(m, path)
+    x = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
+    y = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"c": np.array(True), "x": x})[0]
+    np.save(os.path.join(HERE, "if_invalid_branch_y.true.npy"), y)
+
+
 def if_malformed():
     """Branches whose outputs disagree in element type, a branch reading a name no
     scope defines, and branches with fewer outputs than the If: all refused, naming
@@ -164,4 +187,5 @@ def if_malformed():
 if __name__ == "__main__":
     if_nested()
     if_shape_condition()
+    if_invalid_branch()
     if_malformed()
