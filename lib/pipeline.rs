@@ -12,6 +12,7 @@ use crate::import::import_model;
 use crate::import::shape_inference::ShapeRules;
 use crate::ir::context::new_context;
 use crate::ir::parse::parse_module;
+use crate::onnx::input_sizes;
 use crate::onnx::load::load_model;
 use crate::onnx::validate::ValidModel;
 use crate::op_tables::op_tables;
@@ -101,6 +102,11 @@ pub fn passes() -> &'static [Pass] {
             run: run_fold_constants,
         },
         Pass {
+            name: "inline-constant-if",
+            description: "Replace each torch.prim.If whose condition is a constant by the ops of the branch it takes",
+            run: run_inline_constant_if,
+        },
+        Pass {
             name: "canonicalize-quant",
             description: "Merge duplicate constants, fold item of a literal",
             run: run_canonicalize_quant,
@@ -188,6 +194,15 @@ fn run_fold_constants<'c>(
     options: &PassOptions,
 ) -> Result<Vec<String>> {
     transforms::fold_constants(context, module, options.fold_limits, &op_tables().shapes)?;
+    Ok(Vec::new())
+}
+
+fn run_inline_constant_if<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::inline_constant_if(context, module)?;
     Ok(Vec::new())
 }
 
@@ -458,6 +473,12 @@ fn simplify<'c>(
 ) -> Result<()> {
     transforms::fold_constants(context, module, options.fold_limits, shapes)?;
     transforms::canonicalize_quant(context, module)?;
+    // A condition that folded takes its branch out of the If; what the branch computes
+    // from constants folds in turn.
+    if transforms::inline_constant_if(context, module)? {
+        transforms::fold_constants(context, module, options.fold_limits, shapes)?;
+        transforms::canonicalize_quant(context, module)?;
+    }
     transforms::dce(context, module);
     Ok(())
 }
@@ -473,6 +494,21 @@ pub fn plan_model(path: &Path) -> Result<Plan> {
     } else {
         plan_onnx(&load_model(path)?)
     }
+}
+
+/// Plans the model at `path` for inputs of the given sizes (by input name): as
+/// `plan_model`, except that an `.onnx` whose graph has an If is compiled for those
+/// sizes (`onnx::input_sizes`), so conditions on sizes are known at import.
+pub fn plan_model_for_sizes(path: &Path, sizes: &[(String, Vec<usize>)]) -> Result<Plan> {
+    if path.extension().is_some_and(|e| e == "mlir") {
+        return plan_model(path);
+    }
+    let model = load_model(path)?;
+    if !input_sizes::has_if(&model) {
+        return plan_onnx(&model);
+    }
+    let dir = model.dir.clone();
+    plan_onnx(&input_sizes::with_input_sizes(&model, sizes, dir)?)
 }
 
 /// Plans a loaded model for the CPU backend, compiled in memory to the `backend` form.

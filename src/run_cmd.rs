@@ -8,7 +8,9 @@ use clap::Args;
 
 use crate::inputs::{bound_inputs, parse_binding};
 use qlower::output::write_bytes;
-use qlower::pipeline::plan_model;
+use qlower::pipeline::{plan_model, plan_model_for_sizes};
+use qlower::runtime::inputs::bind_inputs;
+use qlower::runtime::io::read_tensor;
 use qlower::runtime::io::{encode_output, output_file_name_for};
 use qlower::runtime::threads::with_threads;
 
@@ -28,8 +30,33 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
-    let plan = plan_model(&args.model)?;
-    let inputs = bound_inputs(&plan, &args.inputs)?;
+    let (plan, inputs) = if args.model.extension().is_some_and(|e| e == "onnx") {
+        // Read first: a model with an If is compiled for these inputs' sizes.
+        let read = args
+            .inputs
+            .iter()
+            .map(|(name, file)| {
+                let t = read_tensor(file).with_context(|| format!("input '{name}'"))?;
+                Ok((name.clone(), t))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<(String, Vec<usize>)> = read
+            .iter()
+            .map(|(n, t)| (n.clone(), t.shape.clone()))
+            .collect();
+        let plan = plan_model_for_sizes(&args.model, &sizes)?;
+        let inputs = bind_inputs(
+            &plan,
+            read,
+            |_, t| Ok(t),
+            |port| format!("give it with -i {}=FILE", port.name),
+        )?;
+        (plan, inputs)
+    } else {
+        let plan = plan_model(&args.model)?;
+        let inputs = bound_inputs(&plan, &args.inputs)?;
+        (plan, inputs)
+    };
     plan.check_inputs(&inputs)?;
     // Checked before running, so a long run does not end in an unwritable directory.
     std::fs::create_dir_all(&args.out_dir).with_context(|| {

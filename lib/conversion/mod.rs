@@ -12,6 +12,7 @@ mod attention;
 mod batch_norm;
 mod blocked_quant;
 mod concat_split;
+mod control_flow;
 mod conv;
 mod conv_geometry;
 mod depth_space;
@@ -104,6 +105,7 @@ pub(crate) fn register(r: &mut Lowerings) {
     attention::register(r);
     gather_block_quantized::register(r);
     recurrent::register(r);
+    control_flow::register(r);
     math_ops::register(r);
     layer_norm::register(r);
     reductions::register(r);

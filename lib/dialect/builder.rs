@@ -56,6 +56,11 @@ impl<'c: 'a, 'a> TorchBuilder<'c, 'a> {
         self.context
     }
 
+    /// The rewriter, for lowerings that move regions' blocks (If's branches).
+    pub fn rewriter(&self) -> &RewriterBase<'c, 'a> {
+        &self.rewriter
+    }
+
     /// Any op, inserted at the rewriter's insertion point.
     pub fn op(
         &self,

@@ -4,7 +4,7 @@
 
 use anyhow::{Context as _, Result};
 use melior::Context;
-use melior::ir::attribute::{DenseElementsAttribute, StringAttribute};
+use melior::ir::attribute::{DenseElementsAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::{IntegerType, RankedTensorType};
 use melior::ir::{Attribute, Identifier, Location, Operation, Type, Value};
@@ -22,7 +22,8 @@ pub fn none_type(context: &Context) -> Result<Type<'_>> {
     opaque_type(context, "!torch.none")
 }
 
-fn opaque_type<'c>(context: &'c Context, text: &str) -> Result<Type<'c>> {
+/// A torch type by its text, e.g. `!torch.int`.
+pub fn opaque_type<'c>(context: &'c Context, text: &str) -> Result<Type<'c>> {
     Type::parse(context, text).with_context(|| format!("MLIR refused the type {text}"))
 }
 
@@ -103,6 +104,20 @@ pub fn constant_none<'c>(context: &'c Context, location: Location<'c>) -> Result
         .add_results(&[none_type(context)?])
         .build()
         .context("building torch.constant.none")
+}
+
+/// `torch.constant.int`.
+pub fn constant_int<'c>(
+    context: &'c Context,
+    v: i64,
+    location: Location<'c>,
+) -> Result<Operation<'c>> {
+    let attr = IntegerAttribute::new(IntegerType::new(context, 64).into(), v).into();
+    OperationBuilder::new("torch.constant.int", location)
+        .add_attributes(&[(Identifier::new(context, "value"), attr)])
+        .add_results(&[opaque_type(context, "!torch.int")?])
+        .build()
+        .context("building torch.constant.int")
 }
 
 /// `torch.operator "<name>"`: an op kept in its imported form, with its attributes.

@@ -59,7 +59,9 @@ fn attribute_value<'c>(
         AttributeType::Strings => array(context, a.strings.iter().map(|s| string(s)))?,
         AttributeType::Tensors => array(context, a.tensors.iter().map(dense))?,
         AttributeType::Graph | AttributeType::Graphs => {
-            bail!("holds a subgraph; control flow with subgraphs (If, Loop, Scan) is not supported")
+            bail!(
+                "holds a subgraph; control flow with subgraphs is supported for If, not for Loop or Scan"
+            )
         }
         AttributeType::SparseTensor | AttributeType::SparseTensors => {
             bail!("holds a sparse tensor, which is not supported")

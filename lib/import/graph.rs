@@ -33,13 +33,14 @@ fn element_types_differ(a: &TensorType, b: &TensorType) -> bool {
 }
 
 /// What the importer knows of one ONNX value name.
-struct Known {
-    ty: TensorType,
-    value: Option<TensorData>,
+#[derive(Clone)]
+pub(super) struct Known {
+    pub(super) ty: TensorType,
+    pub(super) value: Option<TensorData>,
     /// Some elements of a small integer vector (`Inferred::partial`).
-    partial: Option<Vec<Dim>>,
+    pub(super) partial: Option<Vec<Dim>>,
     /// Its dimensions (and elements) by name (`shape_inference::symbolic`).
-    sym: SymValue,
+    pub(super) sym: SymValue,
 }
 
 /// One value's shape with its dimensions named, as `qlower shapes` prints it.
@@ -215,8 +216,33 @@ pub fn import_graph<'c>(
     ))
 }
 
+/// `out`'s type: what the op computes, made more precise by what the model declares.
+pub(super) fn follow_declared(
+    declared: &HashMap<&str, TensorType>,
+    out: &str,
+    inferred: TensorType,
+    warnings: &mut Vec<String>,
+) -> Result<TensorType> {
+    Ok(match declared.get(out).map(|d| (d, d.merge(&inferred))) {
+        Some((_, Ok(merged))) => merged,
+        // ONNX Runtime refuses these too: a consumer declared to read one element
+        // type would be given another.
+        Some((d, Err(e))) if element_types_differ(d, &inferred) => {
+            bail!("output '{out}' is declared as {d} but inferred as {inferred}: {e}")
+        }
+        Some((d, Err(e))) => {
+            warnings.push(format!(
+                "output '{out}' is declared as {d} but the op computes {inferred} ({e}); \
+                 following the op"
+            ));
+            inferred
+        }
+        None => inferred,
+    })
+}
+
 /// Every type the model declares for a value: inputs, outputs and value_info.
-fn declared_types(graph: &GraphProto) -> Result<HashMap<&str, TensorType>> {
+pub(super) fn declared_types(graph: &GraphProto) -> Result<HashMap<&str, TensorType>> {
     let mut declared: HashMap<&str, TensorType> = HashMap::new();
     let lists = [
         ("graph input", &graph.input),
@@ -260,20 +286,22 @@ fn decode_initializers(model: &ValidModel) -> Result<HashMap<&str, TensorData>> 
     Ok(out)
 }
 
-struct Body<'c, 'b, 'm, 'r> {
-    context: &'c Context,
-    shapes: &'m ShapeRules,
-    block: &'b Block<'c>,
-    values: HashMap<&'m str, Value<'c, 'b>>,
-    none: Option<Value<'c, 'b>>,
+pub(super) struct Body<'c, 'b, 'm, 'r> {
+    pub(super) context: &'c Context,
+    pub(super) shapes: &'m ShapeRules,
+    pub(super) block: &'b Block<'c>,
+    /// The values in scope by ONNX name: this block's and, in a branch, the enclosing
+    /// blocks' (a region reads them directly).
+    pub(super) values: HashMap<&'m str, Value<'c, 'b>>,
+    pub(super) none: Option<Value<'c, 'b>>,
     /// Names for the dimensions no model or rule names.
-    fresh: Fresh,
+    pub(super) fresh: Fresh,
     /// Where `qlower shapes` collects each value's named shape.
-    report: Option<&'r mut Vec<NamedShape>>,
+    pub(super) report: Option<&'r mut Vec<NamedShape>>,
 }
 
 impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
-    fn none_value(&mut self) -> Result<Value<'c, 'b>> {
+    pub(super) fn none_value(&mut self) -> Result<Value<'c, 'b>> {
         if let Some(v) = self.none {
             return Ok(v);
         }
@@ -286,7 +314,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         Ok(v)
     }
 
-    fn import_node(
+    pub(super) fn import_node(
         &mut self,
         model: &'m ValidModel,
         node: &'m NodeProto,
@@ -296,6 +324,9 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         let mut warnings = Vec::new();
         let context = self.context;
         let domain = canonical_domain(&node.domain);
+        if domain.is_empty() && node.op_type == "If" {
+            return self.import_if(model, node, declared, known);
+        }
         let opset = model.opsets.get(domain).copied().unwrap_or(0);
 
         let inputs: Vec<Option<InferInput>> = node
@@ -334,24 +365,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
                 result_types.push(ops::none_type(context)?);
                 continue;
             }
-            let ty = match declared.get(out.as_str()).map(|d| (d, d.merge(&inf.ty))) {
-                Some((_, Ok(merged))) => merged,
-                // ONNX Runtime refuses these too: a consumer declared to read one element
-                // type would be given another.
-                Some((d, Err(e))) if element_types_differ(d, &inf.ty) => bail!(
-                    "output '{out}' is declared as {d} but inferred as {}: {e}",
-                    inf.ty
-                ),
-                Some((d, Err(e))) => {
-                    warnings.push(format!(
-                        "output '{out}' is declared as {d} but the op computes {} ({e}); \
-                         following the op",
-                        inf.ty
-                    ));
-                    inf.ty
-                }
-                None => inf.ty,
-            };
+            let ty = follow_declared(declared, out, inf.ty, &mut warnings)?;
             result_types.push(ops::tensor_type(context, &ty)?);
             sym.agree_with(&ty);
             if let Some(r) = self.report.as_deref_mut() {

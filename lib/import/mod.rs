@@ -1,6 +1,7 @@
 //! Import: a validated ONNX model becomes MLIR in the import form of DESIGN.md.
 
 mod attributes;
+mod control_flow;
 mod graph;
 mod meta;
 pub mod shape_inference;

@@ -3,6 +3,7 @@
 pub mod attributes;
 pub mod dtype;
 pub mod external_data;
+pub mod input_sizes;
 pub mod load;
 pub mod names;
 pub mod tensor;

@@ -4,7 +4,7 @@
 //! dependency graph of the nodes (petgraph) gives both the order and any cycle.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -12,7 +12,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::node_label;
-use super::proto::{GraphProto, ModelProto};
+use super::proto::{GraphProto, ModelProto, NodeProto};
 
 /// Newest default-domain opset whose operator semantics qlower knows.
 pub const MAX_DEFAULT_OPSET: i64 = 28;
@@ -26,6 +26,10 @@ pub struct ValidModel {
     pub order: Vec<usize>,
     /// Opset version by domain; the default domain is `""`.
     pub opsets: HashMap<String, i64>,
+    /// Whether the graph inputs were given the sizes of the inputs one run reads
+    /// (`input_sizes.rs`): then an If branch that cannot be typed for them becomes a
+    /// branch that fails when it runs, as it would in ONNX Runtime.
+    pub sized_for_run: bool,
 }
 
 impl ValidModel {
@@ -52,12 +56,13 @@ pub fn validate(proto: ModelProto, dir: Option<PathBuf>) -> Result<ValidModel> {
         bail!("model has no graph");
     };
     let opsets = check_opsets(&proto, graph)?;
-    let order = node_order(graph)?;
+    let order = node_order(graph, &|_| false)?;
     Ok(ValidModel {
         proto,
         dir,
         order,
         opsets,
+        sized_for_run: false,
     })
 }
 
@@ -118,7 +123,47 @@ fn describe(graph: &GraphProto, d: Definer) -> String {
     }
 }
 
-fn node_order(graph: &GraphProto) -> Result<Vec<usize>> {
+/// The order of a subgraph's nodes (an If branch), producers before consumers;
+/// `outer` says which names the enclosing graphs define, which the subgraph may read.
+pub fn subgraph_order(graph: &GraphProto, outer: &dyn Fn(&str) -> bool) -> Result<Vec<usize>> {
+    node_order(graph, outer)
+}
+
+/// The names a node's subgraphs (and theirs, nested) read without defining them: the
+/// enclosing graph's values they capture, which order the node after their producers.
+pub fn captured_names(node: &NodeProto) -> Vec<&str> {
+    let mut out = Vec::new();
+    for a in &node.attribute {
+        for g in a.g.iter().chain(&a.graphs) {
+            graph_captures(g, &mut out);
+        }
+    }
+    let mut seen = HashSet::new();
+    out.retain(|n| seen.insert(*n));
+    out
+}
+
+fn graph_captures<'g>(graph: &'g GraphProto, out: &mut Vec<&'g str>) {
+    let mut defined: HashSet<&str> = HashSet::new();
+    defined.extend(graph.input.iter().map(|i| i.name.as_str()));
+    defined.extend(graph.initializer.iter().map(|i| i.name.as_str()));
+    for n in &graph.node {
+        defined.extend(n.output.iter().map(String::as_str));
+    }
+    let mut reads: Vec<&str> = Vec::new();
+    for n in &graph.node {
+        reads.extend(n.input.iter().map(String::as_str));
+        reads.extend(captured_names(n));
+    }
+    reads.extend(graph.output.iter().map(|o| o.name.as_str()));
+    out.extend(
+        reads
+            .into_iter()
+            .filter(|r| !r.is_empty() && !defined.contains(r)),
+    );
+}
+
+fn node_order(graph: &GraphProto, outer: &dyn Fn(&str) -> bool) -> Result<Vec<usize>> {
     let mut defined: HashMap<&str, Definer> = HashMap::new();
     for inp in &graph.input {
         if defined.insert(&inp.name, Definer::GraphInput).is_some() {
@@ -151,6 +196,7 @@ fn node_order(graph: &GraphProto) -> Result<Vec<usize>> {
     for (i, n) in graph.node.iter().enumerate() {
         for inp in n.input.iter().filter(|s| !s.is_empty()) {
             match defined.get(inp.as_str()) {
+                None if outer(inp) => {}
                 None => bail!("{}: input '{inp}' is never defined", node_label(n, i)),
                 Some(Definer::Node(p)) => {
                     deps.add_edge(ids[*p], ids[i], ());
@@ -158,9 +204,16 @@ fn node_order(graph: &GraphProto) -> Result<Vec<usize>> {
                 Some(_) => {}
             }
         }
+        // What a subgraph reads from here orders the node after its producer; a name
+        // no scope defines is the import's error, which names the subgraph's node.
+        for name in captured_names(n) {
+            if let Some(Definer::Node(p)) = defined.get(name) {
+                deps.add_edge(ids[*p], ids[i], ());
+            }
+        }
     }
     for out in &graph.output {
-        if !defined.contains_key(out.name.as_str()) {
+        if !defined.contains_key(out.name.as_str()) && !outer(&out.name) {
             bail!("graph output '{}' is never defined", out.name);
         }
     }

@@ -107,6 +107,7 @@ pub fn upgrade(
         dir,
         order,
         opsets,
+        ..
     } = model;
     let Some(graph) = proto.graph.as_mut() else {
         bail!("model has no graph");

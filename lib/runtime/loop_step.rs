@@ -158,7 +158,7 @@ fn plan_body(inner: &mut Builder, block: BlockRef) -> Result<(usize, Vec<usize>)
 
 /// The values `block` (and any region nested in it) reads but does not define, each
 /// once, in the order they are first read.
-fn free_values<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<MlirValue<'c, 'a>> {
+pub(super) fn free_values<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<MlirValue<'c, 'a>> {
     let mut defined = HashSet::new();
     let mut reads = Vec::new();
     collect(block, &mut defined, &mut reads);

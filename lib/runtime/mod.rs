@@ -2,6 +2,7 @@
 //! of the kernel library (`crate::kernels`).
 
 mod fused_kernels;
+mod if_step;
 pub mod inputs;
 pub mod io;
 pub mod ir_values;

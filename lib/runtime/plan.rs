@@ -15,7 +15,7 @@ use melior::ir::{BlockRef, Module, RegionLike, Value as MlirValue, ValueLike};
 
 use super::fused_kernels;
 use super::ir_values::{constant_value, result_type};
-use super::loop_step;
+use super::{if_step, loop_step};
 use crate::dialect::qlower;
 use crate::dialect::types::TensorType;
 use crate::kernels::tensor::value::Value;
@@ -247,6 +247,9 @@ pub(super) fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<(
     }
     if name == loop_step::LOOP {
         return loop_step::plan_loop(b, op);
+    }
+    if name == if_step::IF {
+        return if_step::plan_if(b, op);
     }
     // `qlower.` ops (written by `fuse-for-cpu`) run their fused kernel, specialised
     // to constant weights at plan time; every other op runs its torch kernel.

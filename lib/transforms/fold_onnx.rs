@@ -43,6 +43,9 @@ pub(super) fn fold<'c, 'a>(
     if !domain.is_empty() {
         crate::no_match!("only default-domain ops fold in the import form");
     }
+    if op.region_count() > 0 {
+        crate::no_match!("{name} has regions; a node's kernel cannot evaluate them");
+    }
     let mut types = Vec::new();
     let mut values = Vec::new();
     for (i, v) in op.operands().enumerate() {

@@ -12,6 +12,7 @@ mod expand_recurrent;
 mod fold_constants;
 mod fold_onnx;
 pub mod fuse_quantized_ops;
+mod inline_constant_if;
 mod limits;
 mod merge;
 mod permute_axes;
@@ -24,6 +25,7 @@ pub use cpu_fusion::{compose_lookups, fuse_elementwise_chains, fuse_for_cpu, sin
 pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;
+pub use inline_constant_if::inline_constant_if;
 pub use limits::{DEFAULT_MAX_ELEMENTS, FoldLimits};
 pub use propagate_permutes::propagate_permutes;
 pub use side_effects::is_pure;

@@ -55,6 +55,8 @@ FAMILIES = [
     "reduce_log_sum*", "shrink*", "swish*", "lpnormalization*",
     # ONNX's own attention ops (issue 32).
     "attention*", "rotary_embedding*", "rms_normalization*",
+    # Control flow: If (test_if_seq and test_if_opt return a sequence and an optional).
+    "if",
 ]
 
 # Lower-cased op types of the families, for single-node cases named otherwise.

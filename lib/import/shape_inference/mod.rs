@@ -18,6 +18,7 @@ mod cast;
 mod concat;
 mod constant;
 mod contrib;
+mod control_flow;
 mod conv_pool;
 mod ctx;
 mod detection;
@@ -149,6 +150,7 @@ pub(crate) fn register(r: &mut ShapeRules) {
     recurrent::register(r);
     einsum::register(r);
     detection::register(r);
+    control_flow::register(r);
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 
 use anyhow::{Result, bail};
 
-use super::Inferred;
-use super::ShapeRules;
+use bytes::Bytes;
+
 use super::ctx::Ctx;
+use super::{Inferred, ShapeRules, fold};
+use crate::onnx::tensor::TensorData;
 
 /// Registers the shape rule of each op this file covers.
 pub(crate) fn register(r: &mut ShapeRules) {
@@ -37,7 +39,55 @@ fn transpose(ctx: &Ctx) -> Result<Vec<Inferred>> {
             "attribute 'perm' is {perm:?}, which is not a permutation of the {r} axes of input 'data'"
         );
     }
-    Ok(vec![Inferred::of(dtype, Some(shape))])
+    let value = ctx
+        .value(0)
+        .and_then(fold::small)
+        .and_then(|v| permuted(v, &perm));
+    Ok(vec![Inferred::of(dtype, Some(shape)).with_value(value)])
+}
+
+/// A small integer tensor transposed at import, as exporters transpose pad vectors
+/// (torch's `F.pad` writes Reshape → Slice → Transpose → Reshape of the pads).
+fn permuted(v: &TensorData, perm: &[i64]) -> Option<TensorData> {
+    let rank = v.dims.len();
+    let perm: Vec<usize> = perm
+        .iter()
+        .map(|&p| usize::try_from(p).ok())
+        .collect::<Option<_>>()?;
+    let dims: Vec<usize> = v
+        .dims
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    let size = v.dtype.size();
+    let count: usize = dims.iter().product();
+    if perm.len() != rank || v.bytes.len() != count.checked_mul(size)? {
+        return None;
+    }
+    // Row-major strides of the input, read in the output's axis order.
+    let mut strides = vec![1usize; rank];
+    for i in (0..rank.saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+    let mut out = Vec::with_capacity(v.bytes.len());
+    let mut index = vec![0usize; rank];
+    for _ in 0..count {
+        let offset: usize = index.iter().zip(&perm).map(|(&i, &p)| i * strides[p]).sum();
+        out.extend_from_slice(&v.bytes[offset * size..(offset + 1) * size]);
+        for axis in (0..rank).rev() {
+            index[axis] += 1;
+            if index[axis] < out_dims[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    Some(TensorData {
+        dtype: v.dtype,
+        dims: out_dims.iter().map(|&d| d as i64).collect(),
+        bytes: Bytes::from(out),
+    })
 }
 
 #[cfg(test)]
@@ -52,6 +102,22 @@ mod tests {
         assert_eq!(t, ty(DType::F32, &[-1, 3, 2]));
         let n = N::new("Transpose", &["data"], 1).ints("perm", &[1, 0, 2]);
         assert_eq!(out_ty(&n, 13, &x()), ty(DType::F32, &[3, 2, -1]));
+    }
+
+    #[test]
+    fn a_small_integer_value_is_transposed() {
+        let v = crate::onnx::tensor::TensorData {
+            dtype: DType::I64,
+            dims: vec![2, 3],
+            bytes: [1i64, 2, 3, 4, 5, 6]
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect::<Vec<u8>>()
+                .into(),
+        };
+        let t = super::permuted(&v, &[1, 0]).unwrap();
+        assert_eq!(t.dims, vec![3, 2]);
+        assert_eq!(t.to_i64_vec().unwrap(), vec![1, 4, 2, 5, 3, 6]);
     }
 
     #[test]

@@ -36,7 +36,6 @@ pub(crate) fn register(r: &mut ShapeRules) {
             "Log",
             "Mish",
             "Neg",
-            "Not",
             "Reciprocal",
             "Relu",
             "ReverseSequence",
@@ -62,11 +61,34 @@ pub(crate) fn register(r: &mut ShapeRules) {
     );
     r.infer_ops(&["IsNaN", "IsInf"], 1, predicate);
     r.infer_ops(&["Identity"], 1, identity);
+    r.infer_ops(&["Not"], 1, not);
     r.infer_ops(&["Dropout"], 1, dropout);
 }
 
 fn same(ctx: &Ctx) -> Result<Vec<Inferred>> {
     Ok(vec![Inferred::of(ctx.dtype(0), ctx.shape(0))])
+}
+
+/// Not, whose small values are negated at import: exporters test shapes with it
+/// (`If(Not(Equal(Size(shape), 3)))` guards a batch squeeze).
+fn not(ctx: &Ctx) -> Result<Vec<Inferred>> {
+    let value = ctx
+        .value(0)
+        .and_then(fold::small)
+        .filter(|v| v.dtype == DType::Bool)
+        .map(|v| crate::onnx::tensor::TensorData {
+            dtype: DType::Bool,
+            dims: v.dims.clone(),
+            bytes: v
+                .bytes
+                .iter()
+                .map(|&b| u8::from(b == 0))
+                .collect::<Vec<u8>>()
+                .into(),
+        });
+    Ok(vec![
+        Inferred::of(ctx.dtype(0), ctx.shape(0)).with_value(value),
+    ])
 }
 
 fn predicate(ctx: &Ctx) -> Result<Vec<Inferred>> {

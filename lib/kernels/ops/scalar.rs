@@ -28,6 +28,7 @@ pub fn lookup(op: &str) -> Option<Kernel> {
         "aten.le.int" => |c| int_cmp(c, |o| o.is_le()),
         "aten.gt.int" => |c| int_cmp(c, |o| o.is_gt()),
         "aten.ge.int" => |c| int_cmp(c, |o| o.is_ge()),
+        "aten.Bool.int" => |c| Ok(vec![Value::Bool(c.arg(0)?.as_int()? != 0)]),
         "aten.Int.bool" => |c| Ok(vec![Value::Int(i64::from(c.arg(0)?.as_bool()?))]),
         "aten.Int.float" => int_of_float,
         "aten.Float.int" => |c| Ok(vec![Value::Float(c.arg(0)?.as_float()?)]),

@@ -108,6 +108,7 @@ fn copy(m: &ValidModel) -> ValidModel {
         dir: m.dir.clone(),
         order: m.order.clone(),
         opsets: m.opsets.clone(),
+        sized_for_run: m.sized_for_run,
     }
 }
 

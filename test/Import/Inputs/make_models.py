@@ -332,9 +332,20 @@ def hostile_models():
     no_graph.opset_import.add(domain="", version=17)
     write_raw("no_graph.onnx", no_graph.SerializeToString())
 
-    then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", T.FLOAT, [2])])
-    cond = h.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=then_g)
-    sub = model([cond], "subgraph", [vi("c", T.BOOL, []), vi("x", T.FLOAT, [2])], [vi("y", T.FLOAT, [2])])
+    # Loop (and Scan) stay refused; If is imported (Runtime/Inputs/make_if.py).
+    body = h.make_graph(
+        [h.make_node("Identity", ["cond_in"], ["cond_out"]), h.make_node("Add", ["v_in", "x"], ["v_out"])],
+        "body",
+        [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []), vi("v_in", T.FLOAT, [2])],
+        [vi("cond_out", T.BOOL, []), vi("v_out", T.FLOAT, [2])],
+    )
+    loop = h.make_node("Loop", ["n", "c", "x"], ["y"], name="loop", body=body)
+    sub = model(
+        [loop],
+        "subgraph",
+        [vi("n", T.INT64, []), vi("c", T.BOOL, []), vi("x", T.FLOAT, [2])],
+        [vi("y", T.FLOAT, [2])],
+    )
     save(sub, "subgraph.onnx", ERRORS, check=False)
 
     s = h.make_tensor("names", T.STRING, [1], [b"abc"])
