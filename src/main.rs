@@ -17,6 +17,7 @@ use clap::{Args, Parser, Subcommand};
 
 use qlower::budget::{parse_bytes, set_max_tensor_bytes};
 use qlower::ir::context::new_context;
+use qlower::onnx::input_sizes::{parse_input_shape, with_fixed_input_sizes};
 use qlower::onnx::load::load_model;
 use qlower::output::write_display;
 use qlower::pipeline::{Emit, Options, PassOptions, Target, compile};
@@ -67,6 +68,11 @@ struct CompileArgs {
     /// Print how long each phase took to standard error.
     #[arg(long)]
     timing: bool,
+    /// Compile for an input of this shape, as NAME=D0xD1x... (repeatable): its
+    /// dynamic dimensions take these sizes, so shape-dependent branches (an exported
+    /// squeeze's If) and shape computations fold.
+    #[arg(long = "input-shape", value_name = "NAME=SHAPE", value_parser = parse_input_shape)]
+    input_shapes: Vec<(String, Vec<usize>)>,
 }
 
 #[derive(Subcommand)]
@@ -146,7 +152,10 @@ fn compile_command(args: CompileArgs) -> Result<()> {
         }
     };
     phase("load (read, decode, validate)");
-    let model = load_model(&model_path)?;
+    let mut model = load_model(&model_path)?;
+    if !args.input_shapes.is_empty() {
+        model = with_fixed_input_sizes(&model, &args.input_shapes)?;
+    }
     timer.lap("load (read, decode, validate)");
     phase("import and passes");
     let context = new_context();

@@ -60,3 +60,90 @@ pub fn with_input_sizes(
     sized.sized_for_run = true;
     Ok(sized)
 }
+
+/// `model` compiled for inputs of fixed sizes (`qlower --input-shape`), as a user who
+/// ships one shape asks for: each named input must exist and have the given rank, and
+/// a dimension the model already fixes must agree. Dynamic dimensions become the given
+/// sizes, so shape conditions (an exported squeeze's If) are known at import.
+pub fn with_fixed_input_sizes(
+    model: &ValidModel,
+    sizes: &[(String, Vec<usize>)],
+) -> Result<ValidModel> {
+    let graph = model.graph();
+    for (name, dims) in sizes {
+        let Some(input) = graph.input.iter().find(|i| &i.name == name) else {
+            let names: Vec<&str> = graph.input.iter().map(|i| i.name.as_str()).collect();
+            anyhow::bail!(
+                "--input-shape: the model has no input named '{name}' (its inputs: {})",
+                names.join(", ")
+            );
+        };
+        let declared = match input.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(TypeValue::TensorType(t)) => t.shape.as_ref().map(|s| &s.dim),
+            _ => anyhow::bail!("--input-shape: input '{name}' is not a tensor"),
+        };
+        let Some(declared) = declared else {
+            continue;
+        };
+        if declared.len() != dims.len() {
+            anyhow::bail!(
+                "--input-shape: input '{name}' has rank {}, but {} sizes were given",
+                declared.len(),
+                dims.len()
+            );
+        }
+        for (axis, (d, &n)) in declared.iter().zip(dims).enumerate() {
+            if let Some(DimValue::DimValue(fixed)) = d.value
+                && fixed >= 0
+                && fixed as usize != n
+            {
+                anyhow::bail!(
+                    "--input-shape: input '{name}' has size {fixed} on axis {axis}, not {n}"
+                );
+            }
+        }
+    }
+    with_input_sizes(model, sizes, model.dir.clone())
+}
+
+/// Parses `NAME=D0xD1x...` (`x` or `,` between sizes; nothing after `=` for a scalar).
+pub fn parse_input_shape(s: &str) -> std::result::Result<(String, Vec<usize>), String> {
+    let Some((name, dims)) = s.split_once('=').filter(|(n, _)| !n.is_empty()) else {
+        return Err(format!(
+            "'{s}' is not NAME=D0xD1x... (e.g. input=1x3x224x224)"
+        ));
+    };
+    let dims = dims.trim();
+    if dims.is_empty() {
+        return Ok((name.to_string(), Vec::new()));
+    }
+    dims.split(['x', ','])
+        .map(|d| {
+            d.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{s}': '{d}' is not a size (a whole number)"))
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map(|v| (name.to_string(), v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_shapes_parse_with_x_or_commas() {
+        assert_eq!(
+            parse_input_shape("input=1x576"),
+            Ok(("input".to_string(), vec![1, 576]))
+        );
+        assert_eq!(
+            parse_input_shape("x=1,3, 224,224"),
+            Ok(("x".to_string(), vec![1, 3, 224, 224]))
+        );
+        assert_eq!(parse_input_shape("sr="), Ok(("sr".to_string(), vec![])));
+        assert!(parse_input_shape("=1x2").is_err());
+        assert!(parse_input_shape("x=1x-2").is_err());
+        assert!(parse_input_shape("x").is_err());
+    }
+}

@@ -184,8 +184,49 @@ def if_malformed():
     onnx.save(m, os.path.join(errors, "if_branch_outputs.onnx"))
 
 
+def if_squeeze_dynamic():
+    """`squeeze(0)` as exporters write it, on an input whose first dimension is dynamic:
+    the branches' ranks differ, so without sizes the Relu after the If has no rank to
+    lower with; `qlower --input-shape x=1x3` or `x=2x3` fixes the size and the branch."""
+    then_g = h.make_graph(
+        [h.make_node("Squeeze", ["x", "axis0"], ["squeezed"])],
+        "then",
+        [],
+        [vi("squeezed", T.FLOAT, None)],
+    )
+    else_g = h.make_graph(
+        [h.make_node("Identity", ["x"], ["same"])],
+        "else",
+        [],
+        [vi("same", T.FLOAT, None)],
+    )
+    nodes = [
+        h.make_node("Shape", ["x"], ["shape"]),
+        h.make_node("Gather", ["shape", "zero"], ["dim0"], axis=0),
+        h.make_node("Equal", ["dim0", "one"], ["is_one"]),
+        h.make_node("If", ["is_one"], ["y"], name="squeeze_if", then_branch=then_g, else_branch=else_g),
+        h.make_node("Relu", ["y"], ["z"], name="relu"),
+    ]
+    g = h.make_graph(
+        nodes,
+        "if_squeeze_dynamic",
+        [vi("x", T.FLOAT, ["n", 3])],
+        [vi("z", T.FLOAT, None)],
+        [
+            nh.from_array(np.array(0, np.int64), "zero"),
+            nh.from_array(np.array(1, np.int64), "one"),
+            nh.from_array(np.array([0], np.int64), "axis0"),
+        ],
+    )
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], producer_name="qlower-tests", ir_version=8)
+    # No check_model: it wants a shape on every output, and these have no rank to give
+    # (ONNX Runtime loads and runs the model: its results are [3] and [2, 3]).
+    onnx.save(m, os.path.join(HERE, "if_squeeze_dynamic.onnx"))
+
+
 if __name__ == "__main__":
     if_nested()
     if_shape_condition()
+    if_squeeze_dynamic()
     if_invalid_branch()
     if_malformed()
