@@ -7,6 +7,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
+use qlower_core::onnx::input_sizes::with_fixed_input_sizes;
 use qlower_core::onnx::load::{load_model, load_model_bytes};
 use qlower_core::onnx::validate::ValidModel;
 use qlower_core::pipeline::{plan_model, plan_onnx};
@@ -51,14 +52,28 @@ impl Source {
     }
 
     /// The model planned for the CPU backend, as `qlower run` plans it (an `.mlir` path
-    /// is MLIR printed by qlower), and the ONNX model when it is one.
-    pub fn plan(self) -> anyhow::Result<(Plan, Option<ValidModel>)> {
+    /// is MLIR printed by qlower), and the ONNX model when it is one. `input_shapes`
+    /// fixes inputs' sizes, as `qlower --input-shape` does (ONNX models only).
+    pub fn plan(
+        self,
+        input_shapes: &[(String, Vec<usize>)],
+    ) -> anyhow::Result<(Plan, Option<ValidModel>)> {
         match self {
             Source::Path(path) if path.extension().is_some_and(|e| e == "mlir") => {
+                if !input_shapes.is_empty() {
+                    anyhow::bail!(
+                        "input_shapes applies to ONNX models; '{}' is MLIR, whose shapes \
+                         are already fixed",
+                        path.display()
+                    );
+                }
                 Ok((plan_model(&path)?, None))
             }
             source => {
-                let model = source.load()?;
+                let mut model = source.load()?;
+                if !input_shapes.is_empty() {
+                    model = with_fixed_input_sizes(&model, input_shapes)?;
+                }
                 Ok((plan_onnx(&model)?, Some(model)))
             }
         }

@@ -139,13 +139,21 @@ pub struct Session {
 #[pymethods]
 impl Session {
     #[new]
-    #[pyo3(signature = (model, threads=None))]
-    fn new(py: Python<'_>, model: &Bound<'_, PyAny>, threads: Option<usize>) -> PyResult<Session> {
+    #[pyo3(signature = (model, threads=None, input_shapes=None))]
+    fn new(
+        py: Python<'_>,
+        model: &Bound<'_, PyAny>,
+        threads: Option<usize>,
+        input_shapes: Option<std::collections::BTreeMap<String, Vec<usize>>>,
+    ) -> PyResult<Session> {
         let source = Source::of(model)?;
+        // `{name: shape}`, as `qlower --input-shape` takes them.
+        let input_shapes: Vec<(String, Vec<usize>)> =
+            input_shapes.unwrap_or_default().into_iter().collect();
         let (plan, pool, inputs, outputs) = py
             .detach(|| -> anyhow::Result<_> {
                 let pool = worker_pool(threads)?;
-                let (plan, model) = source.plan()?;
+                let (plan, model) = source.plan(&input_shapes)?;
                 let describe = |ports: &[Port]| -> Vec<NodeArg> {
                     ports
                         .iter()

@@ -216,6 +216,24 @@ def test_dynamic_dimensions_and_onnxruntime():
     assert_same_bytes(got, want)
 
 
+def test_input_shapes_fix_sizes_as_the_command_line_does():
+    """`input_shapes=` is `qlower --input-shape`: the exported squeeze(0)'s If is decided
+    for the given size, and the results are ONNX Runtime's for that input."""
+    import onnxruntime as ort
+
+    path = REPO / "test" / "Runtime" / "Inputs" / "if_squeeze_dynamic.onnx"
+    reference = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for shape in ([1, 3], [2, 3]):
+        x = np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        session = qlower.Session(path, input_shapes={"x": shape})
+        assert session.get_inputs()[0].shape == shape
+        (got,) = session.run(None, {"x": x})
+        (want,) = reference.run(None, {"x": x})
+        assert_same_bytes(got, want)
+    with pytest.raises(Exception, match="no input named 'y'"):
+        qlower.Session(path, input_shapes={"y": [1, 3]})
+
+
 def test_runs_in_threads_release_the_gil():
     path = REPO / "test/Transforms/Inputs/qdq_cnn.onnx"
     session = qlower.Session(path, threads=1)
