@@ -389,6 +389,130 @@ fn depthwise_with_byte_taps() {
 }
 
 #[test]
+fn pixel_rows_read_the_channels_last_input_in_place() {
+    // Symmetric weights in one group with whole words of input channels: on AVX-512
+    // VNNI without AMX the tile's rows are pixels read through the tap table. Tails
+    // of pixel blocks (rows not a multiple of 8) and of channel panels (outputs not a
+    // multiple of 32), padding, strides, dilation, batches, 1-D and 3-D.
+    let cases = [
+        (
+            vec![1, 4, 5, 7],
+            vec![5, 4, 3, 3],
+            vec![1, 1],
+            vec![1, 1],
+            vec![1, 1],
+        ),
+        (
+            vec![2, 8, 9, 6],
+            vec![40, 8, 3, 3],
+            vec![2, 2],
+            vec![1, 1],
+            vec![1, 1],
+        ),
+        (
+            vec![1, 64, 7, 7],
+            vec![70, 64, 3, 3],
+            vec![1, 1],
+            vec![1, 1],
+            vec![1, 1],
+        ),
+        (
+            vec![1, 12, 11, 10],
+            vec![32, 12, 3, 2],
+            vec![1, 2],
+            vec![2, 0],
+            vec![2, 3],
+        ),
+        (vec![1, 16, 30], vec![33, 16, 5], vec![1], vec![2], vec![1]),
+        (
+            vec![1, 8, 4, 5, 6],
+            vec![9, 8, 3, 3, 3],
+            vec![1, 2, 1],
+            vec![1, 1, 1],
+            vec![1, 1, 1],
+        ),
+    ];
+    let mut seed = 1000;
+    for (x, w, stride, padding, dilation) in cases {
+        for (x_signed, w_signed, y_signed, per_channel, bias) in [
+            (false, true, false, true, true),
+            (true, false, true, false, false),
+        ] {
+            let mut c = case(&x, &w, 1);
+            (c.stride, c.padding, c.dilation) = (stride.clone(), padding.clone(), dilation.clone());
+            (c.x_signed, c.w_signed, c.y_signed) = (x_signed, w_signed, y_signed);
+            (c.per_channel, c.bias, c.symmetric) = (per_channel, bias, true);
+            seed += 1;
+            let (args, _) = args(&c, seed);
+            let weights = ConvWeights::with_layout(
+                args[3].as_tensor().unwrap(),
+                &args[4],
+                &args[5],
+                &args[11],
+                true,
+            )
+            .unwrap();
+            assert_eq!(
+                weights.has_pixel_panels(),
+                crate::kernels::linalg::qconv::pixel_rows_usable(Isa::best()),
+                "seed {seed}"
+            );
+            check(&c, seed);
+        }
+    }
+}
+
+#[test]
+fn rescaled_pixel_rows_agree_on_every_isa() {
+    // Dynamic quantization's float epilogue after the pixel-row kernel (tails of
+    // blocks and panels), with and without a bias, against the portable path.
+    use crate::kernels::linalg::qconv::{Geometry, run_rescaled};
+    let bits = |t: Tensor| match t.data {
+        Data::F32(v) => v.into_iter().map(f32::to_bits).collect::<Vec<_>>(),
+        _ => panic!("rescaled results are f32"),
+    };
+    let (c_in, c_out, seed) = (32, 37, 1100);
+    let x = Tensor::new(vec![2, c_in, 9, 11], data(seed, 2 * c_in * 9 * 11, false)).unwrap();
+    let w = Tensor::new(
+        vec![c_out, c_in, 3, 3],
+        data(seed + 1, c_out * c_in * 9, true),
+    )
+    .unwrap();
+    let (groups, strides) = (Value::Int(1), Value::IntList(vec![1, 2]));
+    let weights = ConvWeights::new(
+        &w,
+        &Value::Float(1.0),
+        &Value::Int(0),
+        &groups,
+        Some(&strides),
+    )
+    .unwrap();
+    assert_eq!(
+        weights.has_pixel_panels(),
+        crate::kernels::linalg::qconv::pixel_rows_usable(Isa::best())
+    );
+    let (pads, dilations) = (Value::IntList(vec![1, 1]), Value::IntList(vec![1, 1]));
+    let geometry = Geometry {
+        stride: &strides,
+        padding: &pads,
+        dilation: &dilations,
+        pads: &Value::None,
+    };
+    let multipliers: Vec<f32> = (0..c_out).map(|i| 0.001 * (i + 1) as f32).collect();
+    let bias: Vec<f32> = (0..c_out).map(|i| i as f32 - 2.5).collect();
+    for b in [None, Some(&bias[..])] {
+        let run = |isa| {
+            let t = run_rescaled(isa, &x, 131, &geometry, &weights, &multipliers, b);
+            bits(t.unwrap().expect("the fast path takes this case"))
+        };
+        let want = run(Isa::Portable);
+        for isa in Isa::all_available() {
+            assert_eq!(run(isa), want, "{isa:?}");
+        }
+    }
+}
+
+#[test]
 fn rescaled_depthwise_agrees_on_every_isa() {
     // Dynamic quantization's float epilogue after the depthwise kernels: each level
     // (bytes where the CPU has byte permutes) against the portable one, bit for bit.

@@ -15,6 +15,7 @@ mod depthwise;
 mod gemm;
 mod geometry;
 mod im2col;
+mod indirect;
 mod requantize;
 mod weights;
 
@@ -24,6 +25,7 @@ use super::qdriver::shifted;
 use super::qgemm::requant::{Epilogue, Output, Rescale};
 use super::qparams::Params;
 use crate::kernels::isa::Isa;
+use crate::kernels::tensor::unfilled::written_by;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, ResultType};
@@ -31,6 +33,7 @@ use channels_last::ChannelsLast;
 pub use geometry::Geometry;
 use geometry::{Shape, shape, shape_of};
 use im2col::Padded;
+pub use indirect::usable as pixel_rows_usable;
 pub use weights::ConvWeights;
 
 /// Runs the convolution, or returns `None` for the reference kernel to run.
@@ -169,6 +172,14 @@ impl<E: Epilogue> Job<'_, E> {
         let mut shape_out = vec![s.batch, w.shape[0]];
         shape_out.extend(&s.output[3 - (rank - 2)..]);
         let total = crate::kernels::tensor::bounded_count(&shape_out)?;
+        if let Some(panels) = w.panels.as_ref().filter(|_| indirect::usable(self.isa)) {
+            let Some(cl) = ChannelsLast::new(self.isa, s, w.groups, self.x, self.x_zero) else {
+                return Ok(None);
+            };
+            // SAFETY: `indirect` writes every output (each channel of each pixel).
+            let y = unsafe { written_by(total, |y| self.indirect(&cl, panels, y)) };
+            return Ok(Some((shape_out, y)));
+        }
         let mut y = vec![E::Out::default(); total];
         // A depthwise plane over the budget leaves the work to im2col, which needs none.
         match (&w.taps, s.depthwise_plane()) {

@@ -6,6 +6,8 @@
 use super::super::qdriver::shifted;
 use super::super::qgemm;
 use super::super::qparams::Params;
+use super::indirect;
+use crate::kernels::isa::Isa;
 use crate::kernels::tensor::Tensor;
 use crate::kernels::tensor::value::Value;
 
@@ -31,6 +33,9 @@ pub struct ConvWeights {
     /// for `channels_last`'s im2col: kernels of several taps over whole words of
     /// input channels per group.
     pub(super) channels_last: bool,
+    /// For `indirect` where this CPU runs it: all output channels as `qgemm` panels of
+    /// NR columns (the right operand, signed) over the tap-major K.
+    pub(super) panels: Option<qgemm::Aligned>,
 }
 
 impl ConvWeights {
@@ -116,7 +121,11 @@ impl ConvWeights {
                 .map(|i| bytes[i] as i8 as i32 - zeros[i / taps])
                 .collect()
         });
+        let panels = (indirect::usable(Isa::best())
+            && indirect::applies(channels_last, groups, &zeros))
+        .then(|| qgemm::pack_panels(k, c_out, |kk, m| bytes[m * k + source(kk)]));
         Some(ConvWeights {
+            panels,
             shape: w.shape.clone(),
             groups,
             per_group,
@@ -129,6 +138,13 @@ impl ConvWeights {
             taps,
             channels_last,
         })
+    }
+}
+
+impl ConvWeights {
+    /// Whether the weights are packed for the pixel-row (indirect) kernel as well.
+    pub fn has_pixel_panels(&self) -> bool {
+        self.panels.is_some()
     }
 }
 

@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 
-use super::NR;
+use super::{MR, NR};
 use crate::kernels::tensor::{Data, Quant, Tensor};
 
 /// Terms that are the same along a row of the output.
@@ -53,6 +53,17 @@ pub trait Epilogue: Copy + Send + Sync {
         let _ = avx512;
         small_copy(dest, &q[j..j + dest.len()]);
     }
+
+    /// `MR` staged rows of `NR` outputs into `NR` columns of `MR`: a tile whose rows
+    /// are pixels, stored channel by channel.
+    #[inline(always)]
+    fn transpose(rows: &[[Self::Out; NR]; MR], columns: &mut [[Self::Out; MR]; NR]) {
+        for (j, column) in columns.iter_mut().enumerate() {
+            for (r, v) in column.iter_mut().enumerate() {
+                *v = rows[r][j];
+            }
+        }
+    }
 }
 
 impl Epilogue for Output {
@@ -73,6 +84,59 @@ impl Epilogue for Output {
         }
         let _ = avx512;
         small_copy(dest, &q[j..j + dest.len()]);
+    }
+
+    #[inline(always)]
+    fn transpose(rows: &[[u8; NR]; MR], columns: &mut [[u8; MR]; NR]) {
+        #[cfg(target_arch = "x86_64")]
+        transpose_bytes(rows, columns);
+        #[cfg(not(target_arch = "x86_64"))]
+        for (j, column) in columns.iter_mut().enumerate() {
+            for (r, v) in column.iter_mut().enumerate() {
+                *v = rows[r][j];
+            }
+        }
+    }
+}
+
+/// `Epilogue::transpose` for bytes as four 8×8 transposes of SSE2 interleaves (a
+/// byte insert per output was most of the indirect convolution's epilogue).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_bytes(rows: &[[u8; NR]; MR], out: &mut [[u8; MR]; NR]) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(MR == 8 && NR == 32);
+    for block in 0..NR / 8 {
+        // SAFETY: SSE2 is part of x86-64; every load reads 8 bytes of a row at
+        // `8·block`, inside its 32, and every store 16 bytes, two of `out`'s columns.
+        unsafe {
+            let x: [__m128i; MR] = std::array::from_fn(|r| {
+                _mm_loadl_epi64(rows[r].as_ptr().add(8 * block) as *const __m128i)
+            });
+            // Pairs of rows byte by byte, then pairs of pairs, then quads of rows:
+            // each step doubles the rows a column's run holds.
+            let a = [
+                _mm_unpacklo_epi8(x[0], x[1]),
+                _mm_unpacklo_epi8(x[2], x[3]),
+                _mm_unpacklo_epi8(x[4], x[5]),
+                _mm_unpacklo_epi8(x[6], x[7]),
+            ];
+            let b = [
+                _mm_unpacklo_epi16(a[0], a[1]),
+                _mm_unpackhi_epi16(a[0], a[1]),
+                _mm_unpacklo_epi16(a[2], a[3]),
+                _mm_unpackhi_epi16(a[2], a[3]),
+            ];
+            let c = [
+                _mm_unpacklo_epi32(b[0], b[2]),
+                _mm_unpackhi_epi32(b[0], b[2]),
+                _mm_unpacklo_epi32(b[1], b[3]),
+                _mm_unpackhi_epi32(b[1], b[3]),
+            ];
+            for (i, v) in c.iter().enumerate() {
+                _mm_storeu_si128(out.as_mut_ptr().add(8 * block + 2 * i) as *mut __m128i, *v);
+            }
+        }
     }
 }
 

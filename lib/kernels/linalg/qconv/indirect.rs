@@ -1,0 +1,359 @@
+//! The convolution with output pixels as the tile's rows and output channels as its
+//! panel columns, reading the channels-last copy of the input in place: for each
+//! block of `MR` pixels a table says where each pixel's kernel taps land (a position's
+//! words, or the zero point's), and the tile broadcasts each pixel's words straight
+//! from there against panels of weights packed once. No im2col, and a block holds 8
+//! pixels where an im2col panel holds 32: ResNet-18's 7x7 layers (49 pixels) fill 56
+//! rows rather than 64 columns.
+//!
+//! Taken on AVX-512 VNNI without AMX (whose tiles the im2col path feeds) for weights
+//! packed tap-major, in one group, with zero points of 0 (symmetric weights, the
+//! common case: no per-pixel sums are needed).
+
+use std::mem::MaybeUninit;
+
+use rayon::prelude::*;
+
+use super::super::qdriver::SharedOut;
+use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
+use super::super::qgemm::{self, MR, NR, Tile};
+use super::Job;
+use super::channels_last::ChannelsLast;
+use crate::kernels::isa::Isa;
+
+/// Whether `isa` runs this kernel: AVX-512 VNNI, and no AMX tiles (which do more per
+/// instruction on the im2col path's packed rows).
+pub fn usable(isa: Isa) -> bool {
+    isa == Isa::Avx512Vnni && isa.available() && !crate::kernels::isa::int8_tiles()
+}
+
+/// Whether weights of this layout get panels for this kernel (when the CPU runs it).
+pub(super) fn applies(channels_last: bool, groups: usize, zeros: &[i32]) -> bool {
+    channels_last && groups == 1 && zeros.iter().all(|&z| z == 0)
+}
+
+/// Bytes of weight panels a task keeps hot while its pixel blocks stream past: half
+/// a typical L2.
+const HOT_PANEL_BYTES: usize = 256 << 10;
+
+/// Work one task carries at least (picoseconds), as in `kernels::split`: a quad of K
+/// against a block and a panel is 16 VNNI instructions, about 5 ns.
+const MIN_TASK_PICOSECONDS: usize = 40_000_000;
+const QUAD_TILE_PICOSECONDS: usize = 5_000;
+
+impl<E: Epilogue> Job<'_, E> {
+    /// The convolution into `y` (NCHW), every element written, from the channels-last
+    /// input `cl` and the weights' `panels` (`ConvWeights::panels`). The caller
+    /// checked `usable` and `applies`.
+    pub(super) fn indirect(&self, cl: &ChannelsLast, panels: &[u8], y: &mut [MaybeUninit<E::Out>]) {
+        let (s, w) = (self.s, self.w);
+        let pixels = s.pixels();
+        let c_out = w.shape[0];
+        let kq = qgemm::quads(w.k);
+        let n_panels = c_out.div_ceil(NR);
+        let blocks = pixels.div_ceil(MR);
+        let units = s.batch * blocks;
+        let columns = Columns::new(self, n_panels);
+        // Tasks: ranges of (batch, pixel block) units times ranges of panels.
+        let threads = rayon::current_num_threads();
+        let work = (units * n_panels).saturating_mul(kq * QUAD_TILE_PICOSECONDS);
+        let tasks = if threads > 1 {
+            (work / MIN_TASK_PICOSECONDS).clamp(1, 4 * threads)
+        } else {
+            1
+        };
+        // Each part of the units reads every weight panel of its tasks once; each
+        // part of the panels reads the input once. Split the side whose re-reading
+        // costs less: ResNet-18's 7x7 layers (2.4 MB of weights, 25 KB of input)
+        // split by unit made every pixel block stream all the weights.
+        let weight_bytes = n_panels * kq * NR * 4;
+        let input_bytes = cl.bytes().len();
+        let (unit_parts, panel_parts) = if weight_bytes > input_bytes {
+            let panel_parts = n_panels.min(tasks);
+            (units.min(tasks.div_ceil(panel_parts)), panel_parts)
+        } else {
+            let unit_parts = units.min(tasks);
+            (unit_parts, n_panels.min(tasks.div_ceil(unit_parts)))
+        };
+        let shared = SharedOut::new(y);
+        let plan = Plan {
+            cl,
+            panels,
+            columns: &columns,
+            shared: &shared,
+            unit_parts,
+            panel_parts,
+        };
+        let run = |task: usize| {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the caller checked `usable`: the CPU has AVX-512 VNNI (and F,
+            // BW, VL with it).
+            unsafe {
+                task_avx512(self, &plan, task)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            self.task(&plan, task)
+        };
+        if unit_parts * panel_parts == 1 {
+            run(0);
+        } else {
+            (0..unit_parts * panel_parts).into_par_iter().for_each(run);
+        }
+    }
+
+    /// Task `task` of `plan`: its units' pixel blocks against its panels, each tile
+    /// requantized and stored channel by channel. Inlined into `task_avx512`, so the
+    /// requantization is compiled for the instruction set.
+    #[inline(always)]
+    fn task(&self, plan: &Plan<E>, task: usize) {
+        let (s, w) = (self.s, self.w);
+        let pixels = s.pixels();
+        let c_out = w.shape[0];
+        let panel_bytes = qgemm::quads(w.k) * NR * 4;
+        let n_panels = c_out.div_ceil(NR);
+        let blocks = pixels.div_ceil(MR);
+        let units = s.batch * blocks;
+        let (up, pp) = (task / plan.panel_parts, task % plan.panel_parts);
+        let (u0, u1) = (
+            up * units / plan.unit_parts,
+            (up + 1) * units / plan.unit_parts,
+        );
+        let (p0, p1) = (
+            pp * n_panels / plan.panel_parts,
+            (pp + 1) * n_panels / plan.panel_parts,
+        );
+        // Panels in groups that stay in cache while every unit's block passes.
+        let hot = (HOT_PANEL_BYTES / panel_bytes.max(1)).max(1);
+        let mut table = TapTable::default();
+        let mut tile: Tile = [[0; NR]; MR];
+        let mut staged = [[E::Out::default(); NR]; MR];
+        let mut columns = [[E::Out::default(); MR]; NR];
+        for g0 in (p0..p1).step_by(hot) {
+            for unit in u0..u1 {
+                let (b, block) = (unit / blocks, unit % blocks);
+                let first = block * MR;
+                let rows = MR.min(pixels - first);
+                self.tap_table(plan.cl, b, first, &mut table);
+                for p in g0..(g0 + hot).min(p1) {
+                    let panel = &plan.panels[p * panel_bytes..(p + 1) * panel_bytes];
+                    multiply(plan.cl, &table, panel, &mut tile);
+                    let cols = NR.min(c_out - p * NR);
+                    for (r, acc) in tile.iter().enumerate().take(rows) {
+                        self.out
+                            .row(acc, RowTerms::default(), plan.columns.of(p), &mut staged[r]);
+                    }
+                    E::transpose(&staged, &mut columns);
+                    for (j, column) in columns.iter().enumerate().take(cols) {
+                        let at = (b * c_out + p * NR + j) * pixels + first;
+                        // SAFETY: (channel, these pixels) belong to this task alone.
+                        let dest = unsafe { plan.shared.slice(at, rows) };
+                        // A whole column as one fixed-size store (a copy of `rows`
+                        // elements became a libc call per channel).
+                        match <&mut [MaybeUninit<E::Out>; MR]>::try_from(&mut *dest) {
+                            Ok(whole) => *whole = column.map(MaybeUninit::new),
+                            Err(_) => {
+                                for (d, &v) in dest.iter_mut().zip(column) {
+                                    d.write(v);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// For pixels `first..first + MR` of batch `b`: per kernel tap, the byte offset in
+    /// `cl` of each pixel's words at that tap, or of the zero point's words where the
+    /// tap falls in the padding or the pixel is past the last.
+    fn tap_table(&self, cl: &ChannelsLast, b: usize, first: usize, table: &mut TapTable) {
+        let s = self.s;
+        let [_, oh, ow] = s.output;
+        let [id, ih, iw] = s.input;
+        let cq = cl.cq;
+        let pixels = s.pixels();
+        let base = b * id * ih * iw * cq;
+        let pad = cl.padding() * 4;
+        let mut origin = [[0isize; 3]; MR];
+        let mut live = [false; MR];
+        for r in 0..MR {
+            let n = first + r;
+            if n >= pixels {
+                continue;
+            }
+            let at = [n / (oh * ow), (n / ow) % oh, n % ow];
+            origin[r] =
+                std::array::from_fn(|d| (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize);
+            live[r] = true;
+        }
+        let rows = &mut table.rows;
+        rows.clear();
+        let [kd, kh, kw] = s.kernel;
+        for a in 0..kd {
+            for c in 0..kh {
+                for e in 0..kw {
+                    let offset = [a * s.dilation[0], c * s.dilation[1], e * s.dilation[2]];
+                    let row: [usize; MR] = std::array::from_fn(|r| {
+                        let t: [isize; 3] =
+                            std::array::from_fn(|d| origin[r][d].wrapping_add(offset[d] as isize));
+                        let inside =
+                            live[r] && (0..3).all(|d| (0..s.input[d] as isize).contains(&t[d]));
+                        if inside {
+                            let position =
+                                (t[0] as usize * ih + t[1] as usize) * iw + t[2] as usize;
+                            (base + position * cq) * 4
+                        } else {
+                            pad
+                        }
+                    });
+                    rows.push(row);
+                }
+            }
+        }
+        table.check(cl);
+    }
+}
+
+/// Per kernel tap, the byte offset in the channels-last input of each pixel's words,
+/// checked against the input once per block rather than per tile.
+#[derive(Default)]
+struct TapTable {
+    rows: Vec<[usize; MR]>,
+    /// Bytes past the largest offset that a tap's words fit in (0 before `check`).
+    reach: usize,
+}
+
+impl TapTable {
+    /// Panics unless every tap's words lie inside `cl` (the offsets are computed from
+    /// its positions, so they do), which `multiply`'s raw reads rely on.
+    fn check(&mut self, cl: &ChannelsLast) {
+        let end = self
+            .rows
+            .iter()
+            .flatten()
+            .max()
+            .map_or(0, |&o| o + cl.cq * 4);
+        assert!(end <= cl.bytes().len(), "tap offset past the input");
+        self.reach = end;
+    }
+}
+
+/// What every task of one call shares.
+struct Plan<'a, E: Epilogue> {
+    cl: &'a ChannelsLast,
+    panels: &'a [u8],
+    columns: &'a Columns,
+    shared: &'a SharedOut<MaybeUninit<E::Out>>,
+    /// Tasks: `unit_parts` ranges of (batch, pixel block) units times `panel_parts`
+    /// ranges of panels.
+    unit_parts: usize,
+    panel_parts: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
+unsafe fn task_avx512<E: Epilogue>(job: &Job<'_, E>, plan: &Plan<E>, task: usize) {
+    job.task(plan, task)
+}
+
+/// Per panel of output channels, the column terms of the requantization: each
+/// channel's offset (bias and zero-point terms), multiplier and float bias, zero past
+/// the last channel.
+struct Columns {
+    offsets: Vec<[i32; NR]>,
+    multipliers: Vec<[f32; NR]>,
+    bias: Option<Vec<[f32; NR]>>,
+}
+
+impl Columns {
+    fn new<E: Epilogue>(job: &Job<'_, E>, n_panels: usize) -> Columns {
+        fn padded<T: Copy + Default>(values: &[T], n_panels: usize) -> Vec<[T; NR]> {
+            let mut out = vec![[T::default(); NR]; n_panels];
+            for (i, &v) in values.iter().enumerate() {
+                out[i / NR][i % NR] = v;
+            }
+            out
+        }
+        Columns {
+            offsets: padded(job.offsets, n_panels),
+            multipliers: padded(job.multipliers, n_panels),
+            bias: (!job.float_bias.is_empty()).then(|| padded(job.float_bias, n_panels)),
+        }
+    }
+
+    fn of(&self, p: usize) -> ColTerms<'_> {
+        ColTerms {
+            offset: Some(&self.offsets[p]),
+            multiplier: Some(&self.multipliers[p]),
+            bias: self.bias.as_ref().map(|b| &b[p]),
+            ..Default::default()
+        }
+    }
+}
+
+/// `out[r][j]` = Σ over taps t and quads q of pixel r's word q at `table[t][r]`
+/// against panel column j.
+fn multiply(cl: &ChannelsLast, table: &TapTable, panel: &[u8], out: &mut Tile) {
+    let cq = cl.cq;
+    let bytes = cl.bytes();
+    let rows = &table.rows;
+    assert!(
+        panel.len() >= rows.len() * cq * NR * 4,
+        "weight panel shorter than the taps"
+    );
+    assert!(
+        !rows.is_empty() && table.reach <= bytes.len() && table.reach > 0,
+        "tap table not checked against this input"
+    );
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller checked `usable` (AVX-512 VNNI); `TapTable::check` and the
+    // asserts above keep every read inside `bytes` and `panel`.
+    unsafe {
+        multiply_avx512(bytes.as_ptr(), rows, cq, panel.as_ptr(), out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    unreachable!("the indirect convolution runs on x86-64 only");
+}
+
+/// # Safety
+/// The CPU has AVX-512 VNNI; for every offset o of `table`, `base[o..o + 4·cq]` is
+/// readable, and `rhs` holds `table.len()·cq` quads of NR columns.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+unsafe fn multiply_avx512(
+    base: *const u8,
+    table: &[[usize; MR]],
+    cq: usize,
+    rhs: *const u8,
+    out: &mut Tile,
+) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    let mut acc = [[_mm512_setzero_si512(); 2]; MR];
+    let mut rhs = rhs;
+    for tap in table {
+        // SAFETY: each offset is inside the input (the caller's promise).
+        let rows: [*const u8; MR] = std::array::from_fn(|r| unsafe { base.add(tap[r]) });
+        for q in 0..cq {
+            // SAFETY: this quad's panel row is inside `rhs`; each pixel's word q is
+            // inside the input.
+            unsafe {
+                let r0 = _mm512_loadu_si512(rhs as *const _);
+                let r1 = _mm512_loadu_si512(rhs.add(64) as *const _);
+                rhs = rhs.add(NR * 4);
+                for (a, row) in acc.iter_mut().zip(&rows) {
+                    let l = _mm512_set1_epi32((row.add(q * 4) as *const i32).read_unaligned());
+                    a[0] = _mm512_dpbusd_epi32(a[0], l, r0);
+                    a[1] = _mm512_dpbusd_epi32(a[1], l, r1);
+                }
+            }
+        }
+    }
+    for (row, a) in out.iter_mut().zip(&acc) {
+        // SAFETY: each row is NR i32s, two 64-byte stores.
+        unsafe {
+            _mm512_storeu_si512(row.as_mut_ptr() as *mut _, a[0]);
+            _mm512_storeu_si512(row.as_mut_ptr().add(16) as *mut _, a[1]);
+        }
+    }
+}
