@@ -463,6 +463,29 @@ fn pixel_rows_read_the_channels_last_input_in_place() {
 }
 
 #[test]
+fn pointwise_pixel_rows_on_small_planes() {
+    // 1x1 convolutions of symmetric weights over whole words of channels take the
+    // pixel-row kernel up to 400 output pixels (panels packed on the first call),
+    // and im2col past that: both against the reference, batches, stride 2, tails.
+    let mut seed = 1200;
+    for (x, w, stride) in [
+        (vec![1, 8, 5, 7], vec![37, 8, 1, 1], 1),
+        (vec![2, 64, 10, 10], vec![64, 64, 1, 1], 2),
+        (vec![1, 12, 20, 20], vec![5, 12, 1, 1], 1),
+        (vec![1, 4, 21, 20], vec![33, 4, 1, 1], 1),
+        (vec![1, 16, 30], vec![8, 16, 1], 1),
+    ] {
+        for (x_signed, w_signed) in [(false, true), (true, false)] {
+            let mut c = case(&x, &w, 1);
+            c.stride = vec![stride; x.len() - 2];
+            (c.x_signed, c.w_signed, c.symmetric) = (x_signed, w_signed, true);
+            seed += 1;
+            check(&c, seed);
+        }
+    }
+}
+
+#[test]
 fn rescaled_pixel_rows_agree_on_every_isa() {
     // Dynamic quantization's float epilogue after the pixel-row kernel (tails of
     // blocks and panels), with and without a bias, against the portable path.

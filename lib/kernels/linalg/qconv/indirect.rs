@@ -36,10 +36,15 @@ pub(super) fn applies(channels_last: bool, groups: usize, zeros: &[i32]) -> bool
 /// a typical L2.
 const HOT_PANEL_BYTES: usize = 256 << 10;
 
-/// Work one task carries at least (picoseconds), as in `kernels::split`: a quad of K
-/// against a block and a panel is 16 VNNI instructions, about 5 ns.
-const MIN_TASK_PICOSECONDS: usize = 40_000_000;
+/// Work one task carries at least (picoseconds). Less than `kernels::split`'s 40 us:
+/// a convolution's tasks start while the pool's workers spin between a run's
+/// kernels, and splitting paid from about 10 us on (64 -> 64 channels 1x1 at 20x20,
+/// 31 us at 1 thread: 22 us split at 2, 36 us kept whole).
+const MIN_TASK_PICOSECONDS: usize = 10_000_000;
+/// A quad of K against a block and a panel: 16 VNNI instructions, about 5 ns.
 const QUAD_TILE_PICOSECONDS: usize = 5_000;
+/// Each tile's requantization, transposes and stores, and its share of the table.
+const TILE_PICOSECONDS: usize = 250_000;
 
 impl<E: Epilogue> Job<'_, E> {
     /// The convolution into `y` (NCHW), every element written, from the channels-last
@@ -56,7 +61,7 @@ impl<E: Epilogue> Job<'_, E> {
         let columns = Columns::new(self, n_panels);
         // Tasks: ranges of (batch, pixel block) units times ranges of panels.
         let threads = rayon::current_num_threads();
-        let work = (units * n_panels).saturating_mul(kq * QUAD_TILE_PICOSECONDS);
+        let work = (units * n_panels).saturating_mul(kq * QUAD_TILE_PICOSECONDS + TILE_PICOSECONDS);
         let tasks = if threads > 1 {
             (work / MIN_TASK_PICOSECONDS).clamp(1, 4 * threads)
         } else {

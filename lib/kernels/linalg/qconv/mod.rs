@@ -172,7 +172,8 @@ impl<E: Epilogue> Job<'_, E> {
         let mut shape_out = vec![s.batch, w.shape[0]];
         shape_out.extend(&s.output[3 - (rank - 2)..]);
         let total = crate::kernels::tensor::bounded_count(&shape_out)?;
-        if let Some(panels) = w.panels.as_ref().filter(|_| indirect::usable(self.isa)) {
+        let pixel_panels = || w.panels.as_ref().or_else(|| w.pointwise_panels(s.pixels()));
+        if let Some(panels) = indirect::usable(self.isa).then(pixel_panels).flatten() {
             let Some(cl) = ChannelsLast::new(self.isa, s, w.groups, self.x, self.x_zero) else {
                 return Ok(None);
             };

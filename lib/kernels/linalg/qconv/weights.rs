@@ -6,6 +6,8 @@
 use super::super::qdriver::shifted;
 use super::super::qgemm;
 use super::super::qparams::Params;
+use std::sync::OnceLock;
+
 use super::indirect;
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::Tensor;
@@ -36,6 +38,10 @@ pub struct ConvWeights {
     /// For `indirect` where this CPU runs it: all output channels as `qgemm` panels of
     /// NR columns (the right operand, signed) over the tap-major K.
     pub(super) panels: Option<qgemm::Aligned>,
+    /// 1x1 weights over whole words of channels, in one group and symmetric: the
+    /// same panels, packed on the first call whose plane is small enough for them
+    /// (`pointwise_panels`).
+    pointwise: Option<OnceLock<qgemm::Aligned>>,
 }
 
 impl ConvWeights {
@@ -124,8 +130,13 @@ impl ConvWeights {
         let panels = (indirect::usable(Isa::best())
             && indirect::applies(channels_last, groups, &zeros))
         .then(|| qgemm::pack_panels(k, c_out, |kk, m| bytes[m * k + source(kk)]));
+        let pointwise = (kernel_taps == 1
+            && c_per_group.is_multiple_of(4)
+            && indirect::applies(true, groups, &zeros))
+        .then(OnceLock::new);
         Some(ConvWeights {
             panels,
+            pointwise,
             shape: w.shape.clone(),
             groups,
             per_group,
@@ -146,7 +157,30 @@ impl ConvWeights {
     pub fn has_pixel_panels(&self) -> bool {
         self.panels.is_some()
     }
+
+    /// The panels of a pointwise (1x1) convolution for the pixel-row kernel, for a
+    /// call of `pixels` output pixels: `None` past `POINTWISE_PIXELS`, where the
+    /// channels-last copy of a large input costs more than the panels' waste saves.
+    pub(super) fn pointwise_panels(&self, pixels: usize) -> Option<&qgemm::Aligned> {
+        let once = self
+            .pointwise
+            .as_ref()
+            .filter(|_| pixels <= POINTWISE_PIXELS)?;
+        // K is the input channels, in the same order for both operands.
+        Some(once.get_or_init(|| {
+            qgemm::pack_panels(self.k, self.shape[0], |kk, m| {
+                self.packed[m * self.stride + kk]
+            })
+        }))
+    }
 }
+
+/// Output pixels up to which a pointwise convolution takes the pixel-row kernel.
+/// Measured at 1 thread (im2col -> pixel rows): 1024 -> 256 channels at 14x14
+/// 0.37 -> 0.30 ms, 512 -> 2048 at 7x7 0.37 -> 0.31, 256 -> 256 at 10x10 0.076 ->
+/// 0.048, 64 -> 64 at 20x20 0.030 -> 0.026; but 512 -> 128 at 28x28 0.34 -> 0.42
+/// and 256 -> 64 at 56x56 0.40 -> 0.66 (the channels-last copy of a large input).
+const POINTWISE_PIXELS: usize = 400;
 
 /// Whether K can run tap-major: several taps, and whole words of input channels.
 fn tap_major_applies(c_per_group: usize, kernel_taps: usize) -> bool {
