@@ -23,7 +23,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::{Block, Identifier, Location, Region, RegionLike, Value, ValueLike};
 
-use super::graph::{Body, Known, NamedShape, declared_types, follow_declared};
+use super::graph::{Body, Known, declared_types, follow_declared};
 use super::shape_inference::symbolic::SymValue;
 use crate::dialect::ops;
 use crate::dialect::types::TensorType;
@@ -150,7 +150,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
                 sym,
             };
             self.report_shape(node, out, &k);
-            outputs.push((out, k));
+            outputs.push((out.as_str(), k));
         }
 
         let else_region = Region::new();
@@ -158,12 +158,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         let then_region = Region::new();
         then_region.append_block(then_block);
         let context = self.context;
-        let location = if node.name.is_empty() {
-            Location::unknown(context)
-        } else {
-            Location::name(context, &node.name, Location::unknown(context))
-        };
-        let op = OperationBuilder::new("torch.operator", location)
+        let op = OperationBuilder::new("torch.operator", self.node_location(node))
             .add_attributes(&[(
                 Identifier::new(context, "name"),
                 StringAttribute::new(context, "onnx.If").into(),
@@ -174,14 +169,7 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
             .build()
             .context("building torch.operator \"onnx.If\"")?;
         let op = self.block.append_operation(op);
-        for (i, out) in node.output.iter().enumerate() {
-            if !out.is_empty() {
-                self.values.insert(out, op.result(i)?.into());
-            }
-        }
-        for (name, k) in outputs {
-            known.insert(name, k);
-        }
+        self.bind_outputs(node, op, outputs, known)?;
         Ok(warnings)
     }
 
@@ -380,21 +368,6 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
             known: outputs_known,
             defined,
         })
-    }
-
-    fn report_shape(&mut self, node: &NodeProto, out: &str, k: &Known) {
-        if let Some(r) = self.report.as_deref_mut() {
-            r.push(NamedShape {
-                value: out.to_string(),
-                producer: if node.name.is_empty() {
-                    node.op_type.clone()
-                } else {
-                    format!("{} '{}'", node.op_type, node.name)
-                },
-                ty: k.ty.clone(),
-                dims: k.sym.display_dims(),
-            });
-        }
     }
 }
 

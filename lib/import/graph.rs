@@ -10,6 +10,7 @@ use melior::dialect::func;
 use melior::ir::ValueLike;
 use melior::ir::attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationRef;
 use melior::ir::r#type::FunctionType;
 use melior::ir::{
     Attribute, Block, Identifier, Location, Operation, Region, RegionLike, Type, Value,
@@ -368,27 +369,14 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
             let ty = follow_declared(declared, out, inf.ty, &mut warnings)?;
             result_types.push(ops::tensor_type(context, &ty)?);
             sym.agree_with(&ty);
-            if let Some(r) = self.report.as_deref_mut() {
-                r.push(NamedShape {
-                    value: out.clone(),
-                    producer: if node.name.is_empty() {
-                        node.op_type.clone()
-                    } else {
-                        format!("{} '{}'", node.op_type, node.name)
-                    },
-                    ty: ty.clone(),
-                    dims: sym.display_dims(),
-                });
-            }
-            outputs.push((
-                out,
-                Known {
-                    ty,
-                    value: inf.value,
-                    partial: inf.partial,
-                    sym,
-                },
-            ));
+            let k = Known {
+                ty,
+                value: inf.value,
+                partial: inf.partial,
+                sym,
+            };
+            self.report_shape(node, out, &k);
+            outputs.push((out.as_str(), k));
         }
 
         let mut operands = Vec::with_capacity(node.input.len());
@@ -409,28 +397,60 @@ impl<'c, 'b, 'm, 'r> Body<'c, 'b, 'm, 'r> {
         } else {
             format!("{domain}.{}", node.op_type)
         };
-        let location = if node.name.is_empty() {
-            Location::unknown(context)
-        } else {
-            Location::name(context, &node.name, Location::unknown(context))
-        };
         let op = self.block.append_operation(ops::operator(
             context,
             &op_name,
             &operands,
             &result_types,
             &attributes,
-            location,
+            self.node_location(node),
         )?);
+        self.bind_outputs(node, op, outputs, known)?;
+        Ok(warnings)
+    }
+
+    /// The location ops imported for `node` carry: its name, when it has one.
+    pub(super) fn node_location(&self, node: &NodeProto) -> Location<'c> {
+        let context = self.context;
+        if node.name.is_empty() {
+            Location::unknown(context)
+        } else {
+            Location::name(context, &node.name, Location::unknown(context))
+        }
+    }
+
+    /// Names `op`'s results after `node`'s outputs and records what is known of each
+    /// (`outputs`, the named ones).
+    pub(super) fn bind_outputs(
+        &mut self,
+        node: &'m NodeProto,
+        op: OperationRef<'c, 'b>,
+        outputs: Vec<(&'m str, Known)>,
+        known: &mut HashMap<&'m str, Known>,
+    ) -> Result<()> {
         for (i, out) in node.output.iter().enumerate() {
             if !out.is_empty() {
                 self.values.insert(out, op.result(i)?.into());
             }
         }
-        for (name, k) in outputs {
-            known.insert(name, k);
+        known.extend(outputs);
+        Ok(())
+    }
+
+    /// Adds `out`, an output of `node`, to `qlower shapes`' report when one is kept.
+    pub(super) fn report_shape(&mut self, node: &NodeProto, out: &str, k: &Known) {
+        if let Some(r) = self.report.as_deref_mut() {
+            r.push(NamedShape {
+                value: out.to_string(),
+                producer: if node.name.is_empty() {
+                    node.op_type.clone()
+                } else {
+                    format!("{} '{}'", node.op_type, node.name)
+                },
+                ty: k.ty.clone(),
+                dims: k.sym.display_dims(),
+            });
         }
-        Ok(warnings)
     }
 }
 

@@ -2,10 +2,9 @@
 //! (steps, constants, slots), and the If one step whose kernel reads the condition and
 //! runs the chosen branch's sub-plan, returning what it yields.
 //!
-//! As for loops (`loop_step.rs`), the values a branch reads from outside become extra
-//! operands of the If step (each once, shared by both branches), and outside constants
-//! are copied into the branch's sub-plan, so its work on weights alone is done once,
-//! at plan time. Only the branch taken runs: the other may not even be valid for the
+//! As for loops, the values a branch reads from outside become extra operands of the
+//! If step (each once, shared by both branches) or constants of the branch's sub-plan
+//! (`region_step.rs`). Only the branch taken runs: the other may not even be valid for the
 //! inputs given (a squeeze of a dimension that is not 1).
 
 use std::collections::HashMap;
@@ -14,11 +13,10 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{BlockRef, RegionLike, Value as MlirValue};
+use melior::ir::{BlockRef, RegionLike};
 
-use super::ir_values::result_type;
-use super::loop_step::free_values;
-use super::plan::{Builder, Step, StepKernel, describe, finish, node_name, plan_op};
+use super::plan::{Builder, Step, describe, finish, plan_op};
+use super::region_step::{capture, push_step};
 use super::run::execute;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Prepared};
@@ -78,27 +76,9 @@ pub(super) fn plan_if(outer: &mut Builder, op: OperationRef) -> Result<()> {
     let else_branch = branches.pop().context("internal error: no else branch")?;
     let then_branch = branches.pop().context("internal error: no then branch")?;
 
-    let mut result_types = Vec::new();
-    let mut results = Vec::new();
-    for i in 0..op.result_count() {
-        let r: MlirValue = op.result(i)?.into();
-        result_types.push(result_type(r)?);
-        results.push(outer.define(r));
-    }
     let branches = Arc::new((then_branch, else_branch));
     let kernel: Prepared = Arc::new(move |c: &Call| run_if(&branches.0, &branches.1, c));
-    outer.steps.push(Step {
-        op: IF.to_string(),
-        node: node_name(op),
-        label: describe(op, IF),
-        kernel: StepKernel::Prepared(kernel),
-        args,
-        results,
-        result_types,
-        release: Vec::new(),
-        moves: Vec::new(),
-    });
-    Ok(())
+    push_step(outer, op, IF, kernel, args)
 }
 
 fn plan_branch(
@@ -108,23 +88,12 @@ fn plan_branch(
     arg_index: &mut HashMap<usize, usize>,
 ) -> Result<Branch> {
     let mut inner = Builder::default();
-    let mut captured = Vec::new();
-    for v in free_values(block) {
-        let outer_slot = outer.slot(v)?;
-        let inner_slot = inner.define(v);
-        match outer.constants.get(&outer_slot) {
-            Some(c) => {
-                inner.constants.insert(inner_slot, c.clone());
-            }
-            None => {
-                let index = *arg_index.entry(outer_slot).or_insert_with(|| {
-                    args.push(outer_slot);
-                    args.len() - 1
-                });
-                captured.push((inner_slot, index));
-            }
-        }
-    }
+    let captured = capture(outer, &mut inner, block, |slot| {
+        *arg_index.entry(slot).or_insert_with(|| {
+            args.push(slot);
+            args.len() - 1
+        })
+    })?;
     let yields = plan_body(&mut inner, block)?;
     let (constants, steps) = finish(inner.constants, inner.steps, &yields);
     Ok(Branch {

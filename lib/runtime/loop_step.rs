@@ -5,21 +5,18 @@
 //! Why a sub-plan and not unrolling: the trip count is an operand, often known only at
 //! run time (a sequence length), and the plan must be built once for every input.
 //! The body reads values defined outside it (weights, inputs); those are found before
-//! the body is planned and become extra operands of the loop step, so the sub-plan, like
-//! the plan, reads nothing but its own slots. Outside values that are constants are
-//! copied into the sub-plan's constants instead, so steps the body computes from
-//! weights alone are still evaluated once, at plan time.
+//! the body is planned and become extra operands of the loop step, or constants of
+//! the sub-plan (`region_step.rs`).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{BlockRef, RegionLike, Value as MlirValue};
+use melior::ir::{BlockRef, RegionLike};
 
-use super::ir_values::result_type;
-use super::plan::{Builder, Step, StepKernel, describe, finish, key, node_name, plan_op};
+use super::plan::{Builder, Step, describe, finish, plan_op};
+use super::region_step::{capture, push_step};
 use super::run::execute;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Prepared};
@@ -77,20 +74,13 @@ pub(super) fn plan_loop(outer: &mut Builder, op: OperationRef) -> Result<()> {
     let mut args = (0..operands)
         .map(|i| outer.slot(op.operand(i)?))
         .collect::<Result<Vec<_>>>()?;
-    let mut captured = Vec::new();
-    for v in free_values(block) {
-        let outer_slot = outer.slot(v)?;
-        let inner_slot = inner.define(v);
-        match outer.constants.get(&outer_slot) {
-            Some(c) => {
-                inner.constants.insert(inner_slot, c.clone());
-            }
-            None => {
-                captured.push(inner_slot);
-                args.push(outer_slot);
-            }
-        }
-    }
+    let captured = capture(outer, &mut inner, block, |slot| {
+        args.push(slot);
+        args.len() - 1
+    })?
+    .into_iter()
+    .map(|(slot, _)| slot)
+    .collect();
 
     let (condition, yields) = plan_body(&mut inner, block)?;
     if yields.len() != carried_count {
@@ -113,26 +103,8 @@ pub(super) fn plan_loop(outer: &mut Builder, op: OperationRef) -> Result<()> {
         yields,
     });
 
-    let mut result_types = Vec::new();
-    let mut results = Vec::new();
-    for i in 0..op.result_count() {
-        let r: MlirValue = op.result(i)?.into();
-        result_types.push(result_type(r)?);
-        results.push(outer.define(r));
-    }
     let kernel: Prepared = Arc::new(move |c: &Call| run_loop(&body, c));
-    outer.steps.push(Step {
-        op: LOOP.to_string(),
-        node: node_name(op),
-        label: describe(op, LOOP),
-        kernel: StepKernel::Prepared(kernel),
-        args,
-        results,
-        result_types,
-        release: Vec::new(),
-        moves: Vec::new(),
-    });
-    Ok(())
+    push_step(outer, op, LOOP, kernel, args)
 }
 
 /// Plans the body's ops up to its terminator; returns the slots the terminator reads.
@@ -154,44 +126,6 @@ fn plan_body(inner: &mut Builder, block: BlockRef) -> Result<(usize, Vec<usize>)
         next = o.next_in_block();
     }
     bail!("the loop body does not end in {CONDITION}")
-}
-
-/// The values `block` (and any region nested in it) reads but does not define, each
-/// once, in the order they are first read.
-pub(super) fn free_values<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<MlirValue<'c, 'a>> {
-    let mut defined = HashSet::new();
-    let mut reads = Vec::new();
-    collect(block, &mut defined, &mut reads);
-    let mut seen = HashSet::new();
-    reads
-        .into_iter()
-        .filter(|v| !defined.contains(&key(*v)) && seen.insert(key(*v)))
-        .collect()
-}
-
-fn collect<'c, 'a>(
-    block: BlockRef<'c, 'a>,
-    defined: &mut HashSet<usize>,
-    reads: &mut Vec<MlirValue<'c, 'a>>,
-) {
-    for i in 0..block.argument_count() {
-        if let Ok(a) = block.argument(i) {
-            defined.insert(key(a.into()));
-        }
-    }
-    let mut next = block.first_operation();
-    while let Some(o) = next {
-        reads.extend(o.operands());
-        defined.extend(o.results().map(|r| key(r.into())));
-        for region in o.regions() {
-            let mut b = region.first_block();
-            while let Some(inner) = b {
-                collect(inner, defined, reads);
-                b = inner.next_in_region();
-            }
-        }
-        next = o.next_in_block();
-    }
 }
 
 /// The loop step's kernel. Operands: the trip count, the initial condition, the

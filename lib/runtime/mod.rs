@@ -9,5 +9,6 @@ pub mod ir_values;
 mod loop_step;
 pub mod plan;
 pub mod profile;
+mod region_step;
 mod run;
 pub mod threads;
