@@ -15,8 +15,8 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, RegionLike};
 
-use super::plan::{Builder, Step, describe, finish, plan_op};
-use super::region_step::{capture, push_step};
+use super::plan::{Builder, Step, StepKernel, describe, finish, plan_op, result_types};
+use super::region_step::capture;
 use super::run::execute;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Prepared};
@@ -78,7 +78,8 @@ pub(super) fn plan_if(outer: &mut Builder, op: OperationRef) -> Result<()> {
 
     let branches = Arc::new((then_branch, else_branch));
     let kernel: Prepared = Arc::new(move |c: &Call| run_if(&branches.0, &branches.1, c));
-    push_step(outer, op, IF, kernel, args)
+    let types = result_types(op)?;
+    outer.push_step(op, IF, StepKernel::Prepared(kernel), args, types)
 }
 
 fn plan_branch(

@@ -15,8 +15,8 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockRef, RegionLike};
 
-use super::plan::{Builder, Step, describe, finish, plan_op};
-use super::region_step::{capture, push_step};
+use super::plan::{Builder, Step, StepKernel, describe, finish, plan_op, result_types};
+use super::region_step::capture;
 use super::run::execute;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::{Call, Prepared};
@@ -104,7 +104,8 @@ pub(super) fn plan_loop(outer: &mut Builder, op: OperationRef) -> Result<()> {
     });
 
     let kernel: Prepared = Arc::new(move |c: &Call| run_loop(&body, c));
-    push_step(outer, op, LOOP, kernel, args)
+    let types = result_types(op)?;
+    outer.push_step(op, LOOP, StepKernel::Prepared(kernel), args, types)
 }
 
 /// Plans the body's ops up to its terminator; returns the slots the terminator reads.

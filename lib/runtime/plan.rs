@@ -133,6 +133,40 @@ impl Builder {
             .copied()
             .ok_or_else(|| anyhow!("an operand is defined outside the function body"))
     }
+
+    /// Pushes the step `name` that runs `op` with `kernel` on the slots `args`,
+    /// defining `op`'s results, of `result_types` (`result_types(op)`).
+    pub(super) fn push_step(
+        &mut self,
+        op: OperationRef,
+        name: &str,
+        kernel: StepKernel,
+        args: Vec<usize>,
+        result_types: Vec<ResultType>,
+    ) -> Result<()> {
+        let results = (0..op.result_count())
+            .map(|i| Ok(self.define(op.result(i)?.into())))
+            .collect::<Result<Vec<_>>>()?;
+        self.steps.push(Step {
+            op: name.to_string(),
+            node: node_name(op),
+            label: describe(op, name),
+            kernel,
+            args,
+            results,
+            result_types,
+            release: Vec::new(),
+            moves: Vec::new(),
+        });
+        Ok(())
+    }
+}
+
+/// The kernel types of `op`'s results.
+pub(super) fn result_types(op: OperationRef) -> Result<Vec<ResultType>> {
+    (0..op.result_count())
+        .map(|i| result_type(op.result(i)?.into()))
+        .collect()
 }
 
 fn plan_function(func: OperationRef) -> Result<Plan> {
@@ -264,10 +298,7 @@ pub(super) fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<(
     let args = (0..op.operand_count())
         .map(|i| b.slot(op.operand(i)?))
         .collect::<Result<Vec<_>>>()?;
-    let mut result_types = Vec::new();
-    for i in 0..op.result_count() {
-        result_types.push(result_type(op.result(i)?.into())?);
-    }
+    let result_types = result_types(op)?;
     // Steps whose operands are all constants run now, once: weights are dequantized
     // or reshaped a single time however often the plan runs.
     if args.iter().all(|a| b.constants.contains_key(a)) {
@@ -283,27 +314,13 @@ pub(super) fn plan_op(b: &mut Builder, op: OperationRef, name: &str) -> Result<(
         }
         return Ok(());
     }
-    let results = (0..op.result_count())
-        .map(|i| Ok(b.define(op.result(i)?.into())))
-        .collect::<Result<Vec<_>>>()?;
     // Weights known now are packed now, once for every run.
     let constants: Vec<Option<&Value>> = args.iter().map(|a| b.constants.get(a)).collect();
     let kernel = match prepare.and_then(|p| p(&constants)) {
         Some(prepared) => StepKernel::Prepared(prepared),
         None => StepKernel::Plain(kernel),
     };
-    b.steps.push(Step {
-        op: name.to_string(),
-        node: node_name(op),
-        label: describe(op, name),
-        kernel,
-        args,
-        results,
-        result_types,
-        release: Vec::new(),
-        moves: Vec::new(),
-    });
-    Ok(())
+    b.push_step(op, name, kernel, args, result_types)
 }
 
 const RUNTIME_ASSERT: &str = "torch.runtime.assert";

@@ -1,6 +1,6 @@
 //! What the steps that own regions (`if_step.rs`, `loop_step.rs`) share: finding the
-//! values a region reads from outside it, bringing them into the region's sub-plan,
-//! and pushing the one step that runs it.
+//! values a region reads from outside it and bringing them into the region's
+//! sub-plan.
 //!
 //! A sub-plan reads nothing but its own slots. Each outside value gets a slot of its
 //! own there: an outside constant is copied into the sub-plan's constants, so work on
@@ -11,12 +11,10 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, RegionLike, Value as MlirValue};
 
-use super::ir_values::result_type;
-use super::plan::{Builder, Step, StepKernel, describe, key, node_name};
-use crate::kernels::Prepared;
+use super::plan::{Builder, key};
 
 /// Defines in `inner` every value `block` reads from outside it (`free_values`):
 /// constants of `outer` are copied in; each other value's outer slot is passed to
@@ -40,36 +38,6 @@ pub(super) fn capture(
         }
     }
     Ok(captured)
-}
-
-/// Pushes onto `outer` the step `name` that runs `op`'s regions with `kernel`, reading
-/// the slots `args` and defining `op`'s results.
-pub(super) fn push_step(
-    outer: &mut Builder,
-    op: OperationRef,
-    name: &str,
-    kernel: Prepared,
-    args: Vec<usize>,
-) -> Result<()> {
-    let mut result_types = Vec::new();
-    let mut results = Vec::new();
-    for i in 0..op.result_count() {
-        let r: MlirValue = op.result(i)?.into();
-        result_types.push(result_type(r)?);
-        results.push(outer.define(r));
-    }
-    outer.steps.push(Step {
-        op: name.to_string(),
-        node: node_name(op),
-        label: describe(op, name),
-        kernel: StepKernel::Prepared(kernel),
-        args,
-        results,
-        result_types,
-        release: Vec::new(),
-        moves: Vec::new(),
-    });
-    Ok(())
 }
 
 /// The values `block` (and any region nested in it) reads but does not define, each
