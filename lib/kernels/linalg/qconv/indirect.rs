@@ -27,9 +27,10 @@ pub fn usable(isa: Isa) -> bool {
     isa == Isa::Avx512Vnni && isa.available() && !crate::kernels::isa::int8_tiles()
 }
 
-/// Whether weights of this layout get panels for this kernel (when the CPU runs it).
-pub(super) fn applies(channels_last: bool, groups: usize, zeros: &[i32]) -> bool {
-    channels_last && groups == 1 && zeros.iter().all(|&z| z == 0)
+/// Whether weights in `groups` groups with these zero points suit this kernel: one
+/// group, symmetric (no per-pixel sums needed). Their K must also run tap-major.
+pub(super) fn applies(groups: usize, zeros: &[i32]) -> bool {
+    groups == 1 && zeros.iter().all(|&z| z == 0)
 }
 
 /// Bytes of weight panels a task keeps hot while its pixel blocks stream past: half

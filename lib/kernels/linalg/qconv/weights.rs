@@ -3,11 +3,11 @@
 //! zero points and scales the requantization needs, and the centred taps of a
 //! depthwise convolution.
 
+use std::sync::OnceLock;
+
 use super::super::qdriver::shifted;
 use super::super::qgemm;
 use super::super::qparams::Params;
-use std::sync::OnceLock;
-
 use super::indirect;
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::Tensor;
@@ -127,13 +127,12 @@ impl ConvWeights {
                 .map(|i| bytes[i] as i8 as i32 - zeros[i / taps])
                 .collect()
         });
-        let panels = (indirect::usable(Isa::best())
-            && indirect::applies(channels_last, groups, &zeros))
-        .then(|| qgemm::pack_panels(k, c_out, |kk, m| bytes[m * k + source(kk)]));
-        let pointwise = (kernel_taps == 1
-            && c_per_group.is_multiple_of(4)
-            && indirect::applies(true, groups, &zeros))
-        .then(OnceLock::new);
+        let pixel_rows = indirect::applies(groups, &zeros);
+        let panels = (channels_last && pixel_rows && indirect::usable(Isa::best()))
+            .then(|| qgemm::pack_panels(k, c_out, |kk, m| bytes[m * k + source(kk)]));
+        // A single tap's K is tap-major already.
+        let pointwise =
+            (kernel_taps == 1 && c_per_group.is_multiple_of(4) && pixel_rows).then(OnceLock::new);
         Some(ConvWeights {
             panels,
             pointwise,

@@ -58,11 +58,7 @@ pub trait Epilogue: Copy + Send + Sync {
     /// are pixels, stored channel by channel.
     #[inline(always)]
     fn transpose(rows: &[[Self::Out; NR]; MR], columns: &mut [[Self::Out; MR]; NR]) {
-        for (j, column) in columns.iter_mut().enumerate() {
-            for (r, v) in column.iter_mut().enumerate() {
-                *v = rows[r][j];
-            }
-        }
+        transpose_any(rows, columns);
     }
 }
 
@@ -91,10 +87,16 @@ impl Epilogue for Output {
         #[cfg(target_arch = "x86_64")]
         transpose_bytes(rows, columns);
         #[cfg(not(target_arch = "x86_64"))]
-        for (j, column) in columns.iter_mut().enumerate() {
-            for (r, v) in column.iter_mut().enumerate() {
-                *v = rows[r][j];
-            }
+        transpose_any(rows, columns);
+    }
+}
+
+/// `Epilogue::transpose` element by element.
+#[inline(always)]
+fn transpose_any<T: Copy>(rows: &[[T; NR]; MR], columns: &mut [[T; MR]; NR]) {
+    for (j, column) in columns.iter_mut().enumerate() {
+        for (r, v) in column.iter_mut().enumerate() {
+            *v = rows[r][j];
         }
     }
 }
@@ -483,6 +485,17 @@ pub fn finite(multipliers: &[f32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_tiles_transpose_as_element_by_element() {
+        let rows: [[u8; NR]; MR] =
+            std::array::from_fn(|r| std::array::from_fn(|j| (r * NR + j) as u8));
+        let (mut fast, mut plain) = ([[0u8; MR]; NR], [[1u8; MR]; NR]);
+        Output::transpose(&rows, &mut fast);
+        transpose_any(&rows, &mut plain);
+        assert_eq!(fast, plain);
+        assert_eq!(plain[5][3], rows[3][5]);
+    }
 
     #[test]
     fn copy_lanes_writes_exactly_the_lanes_asked_for() {
