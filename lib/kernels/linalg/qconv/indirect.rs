@@ -87,6 +87,11 @@ impl<E: Epilogue> Job<'_, E> {
             panels,
             columns: &columns,
             shared: &shared,
+            pixels,
+            blocks,
+            units,
+            n_panels,
+            panel_bytes: kq * NR * 4,
             unit_parts,
             panel_parts,
         };
@@ -112,13 +117,15 @@ impl<E: Epilogue> Job<'_, E> {
     /// requantization is compiled for the instruction set.
     #[inline(always)]
     fn task(&self, plan: &Plan<E>, task: usize) {
-        let (s, w) = (self.s, self.w);
-        let pixels = s.pixels();
-        let c_out = w.shape[0];
-        let panel_bytes = qgemm::quads(w.k) * NR * 4;
-        let n_panels = c_out.div_ceil(NR);
-        let blocks = pixels.div_ceil(MR);
-        let units = s.batch * blocks;
+        let Plan {
+            pixels,
+            blocks,
+            units,
+            n_panels,
+            panel_bytes,
+            ..
+        } = *plan;
+        let c_out = self.w.shape[0];
         let (up, pp) = (task / plan.panel_parts, task % plan.panel_parts);
         let (u0, u1) = (
             up * units / plan.unit_parts,
@@ -250,6 +257,13 @@ struct Plan<'a, E: Epilogue> {
     panels: &'a [u8],
     columns: &'a Columns,
     shared: &'a SharedOut<MaybeUninit<E::Out>>,
+    /// Output pixels per batch, blocks of `MR` of them, (batch, block) units, panels
+    /// of `NR` output channels and the bytes of one.
+    pixels: usize,
+    blocks: usize,
+    units: usize,
+    n_panels: usize,
+    panel_bytes: usize,
     /// Tasks: `unit_parts` ranges of (batch, pixel block) units times `panel_parts`
     /// ranges of panels.
     unit_parts: usize,
