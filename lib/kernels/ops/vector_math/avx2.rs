@@ -58,6 +58,22 @@ impl Lanes for Avx2 {
         Avx2(avx2!(_mm256_fmadd_ps(self.0, b.0, c.0)))
     }
     #[inline(always)]
+    fn sqrt(self) -> Self {
+        Avx2(avx2!(_mm256_sqrt_ps(self.0)))
+    }
+    #[inline(always)]
+    fn cube(self) -> Self {
+        // Each half of four lanes widened to f64, cubed, narrowed, and put back.
+        let lo = avx2!(_mm256_cvtps_pd(_mm256_castps256_ps128(self.0)));
+        let hi = avx2!(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(self.0)));
+        let lo = avx2!(_mm256_cvtpd_ps(_mm256_mul_pd(lo, _mm256_mul_pd(lo, lo))));
+        let hi = avx2!(_mm256_cvtpd_ps(_mm256_mul_pd(hi, _mm256_mul_pd(hi, hi))));
+        Avx2(avx2!(_mm256_insertf128_ps::<1>(
+            _mm256_castps128_ps256(lo),
+            hi
+        )))
+    }
+    #[inline(always)]
     fn min(self, b: Self) -> Self {
         Avx2(avx2!(_mm256_min_ps(self.0, b.0)))
     }

@@ -58,6 +58,24 @@ impl Lanes for Avx512 {
         Avx512(avx512!(_mm512_fmadd_ps(self.0, b.0, c.0)))
     }
     #[inline(always)]
+    fn sqrt(self) -> Self {
+        Avx512(avx512!(_mm512_sqrt_ps(self.0)))
+    }
+    #[inline(always)]
+    fn cube(self) -> Self {
+        // Each half of eight lanes widened to f64, cubed, narrowed, and put back.
+        let lo = avx512!(_mm512_cvtps_pd(_mm512_castps512_ps256(self.0)));
+        let hi = avx512!(_mm512_cvtps_pd(_mm256_castpd_ps(
+            _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(self.0))
+        )));
+        let lo = avx512!(_mm512_cvtpd_ps(_mm512_mul_pd(lo, _mm512_mul_pd(lo, lo))));
+        let hi = avx512!(_mm512_cvtpd_ps(_mm512_mul_pd(hi, _mm512_mul_pd(hi, hi))));
+        Avx512(avx512!(_mm512_castpd_ps(_mm512_insertf64x4::<1>(
+            _mm512_castps_pd(_mm512_castps256_ps512(lo)),
+            _mm256_castps_pd(hi)
+        ))))
+    }
+    #[inline(always)]
     fn min(self, b: Self) -> Self {
         Avx512(avx512!(_mm512_min_ps(self.0, b.0)))
     }

@@ -21,6 +21,10 @@ pub(super) trait Lanes: Copy {
     fn div(self, b: Self) -> Self;
     /// `self * b + c`, rounded once.
     fn fma(self, b: Self, c: Self) -> Self;
+    /// The square root, correctly rounded.
+    fn sqrt(self) -> Self;
+    /// `x·x²` computed in f64 and rounded once to f32 (how `pow(x, 3)` rounds).
+    fn cube(self) -> Self;
     /// `self` where `self < b`, else `b` (so `b` when either is NaN).
     fn min(self, b: Self) -> Self;
     /// `self` where `self > b`, else `b`.
@@ -74,6 +78,13 @@ impl Lanes for f32 {
     }
     fn fma(self, b: Self, c: Self) -> Self {
         self.mul_add(b, c)
+    }
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    fn cube(self) -> Self {
+        let x = self as f64;
+        (x * (x * x)) as f32
     }
     fn min(self, b: Self) -> Self {
         if self < b { self } else { b }

@@ -10,6 +10,7 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub(crate) mod chain;
 mod erf;
 mod exp;
 mod lanes;
@@ -53,7 +54,7 @@ impl Func {
     ];
 }
 
-/// The four IEEE operations, for `zip_on`.
+/// The four IEEE operations, for `chain`'s steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arith {
     Add,
@@ -96,24 +97,6 @@ pub(crate) fn map_on(isa: Isa, func: Func, x: &[f32], out: &mut [f32]) {
     by_func::<f32>(func, x, out);
 }
 
-/// `op` of `a` and `b` element by element into `out` (all as long), on `isa`, which the
-/// CPU must have. Each is one IEEE operation, so every path gives the same bytes.
-pub(crate) fn zip_on(isa: Isa, op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if isa >= Isa::Avx512Vnni && isa.available() {
-            // SAFETY: the level's features were detected on this CPU.
-            return unsafe { zip_avx512(op, a, b, out) };
-        }
-        if isa >= Isa::Avx2 && isa.available() {
-            // SAFETY: as above.
-            return unsafe { zip_avx2(op, a, b, out) };
-        }
-    }
-    let _ = isa;
-    by_arith::<f32>(op, a, b, out);
-}
-
 /// `exp(x - max) / Σ exp(x - max)` of one row `x` into `y` (as long), `max` being its
 /// maximum (`softmax::softmax_row` says how it rounds), on `isa`, which the CPU must
 /// have; `false` when the sum is NaN, and `y` is to be recomputed.
@@ -143,74 +126,6 @@ fn softmax_avx2(x: &[f32], y: &mut [f32]) -> bool {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
 fn softmax_avx512(x: &[f32], y: &mut [f32]) -> bool {
     softmax::softmax_row::<avx512::Avx512>(x, y)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn zip_avx2(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
-    by_arith::<avx2::Avx2>(op, a, b, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
-fn zip_avx512(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
-    by_arith::<avx512::Avx512>(op, a, b, out);
-}
-
-#[inline(always)]
-fn by_arith<V: Lanes>(op: Arith, a: &[f32], b: &[f32], out: &mut [f32]) {
-    match op {
-        Arith::Add => each2(
-            a,
-            b,
-            out,
-            #[inline(always)]
-            |x: V, y: V| x.add(y),
-        ),
-        Arith::Sub => each2(
-            a,
-            b,
-            out,
-            #[inline(always)]
-            |x: V, y: V| x.sub(y),
-        ),
-        Arith::Mul => each2(
-            a,
-            b,
-            out,
-            #[inline(always)]
-            |x: V, y: V| x.mul(y),
-        ),
-        Arith::Div => each2(
-            a,
-            b,
-            out,
-            #[inline(always)]
-            |x: V, y: V| x.div(y),
-        ),
-    }
-}
-
-/// `f` over whole vectors of two slices, the tail through padded copies.
-#[inline(always)]
-fn each2<V: Lanes>(a: &[f32], b: &[f32], out: &mut [f32], f: impl Fn(V, V) -> V) {
-    let n = a.len().min(b.len()).min(out.len());
-    let whole = n - n % V::N;
-    for ((a, b), y) in a[..whole]
-        .chunks_exact(V::N)
-        .zip(b[..whole].chunks_exact(V::N))
-        .zip(out[..whole].chunks_exact_mut(V::N))
-    {
-        f(V::load(a), V::load(b)).store(y);
-    }
-    if whole < n {
-        let (mut pa, mut pb) = ([0.0f32; 16], [0.0f32; 16]);
-        pa[..n - whole].copy_from_slice(&a[whole..n]);
-        pb[..n - whole].copy_from_slice(&b[whole..n]);
-        let mut res = [0.0f32; 16];
-        f(V::load(&pa), V::load(&pb)).store(&mut res);
-        out[whole..n].copy_from_slice(&res[..n - whole]);
-    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -1,4 +1,5 @@
-use super::{Arith, Func, map_on, zip_on};
+use super::chain::{Op, Operand, Step, evaluate_on};
+use super::{Arith, Func, map_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::ops::erf::{erf_reference, erfc_continued_fraction};
 use crate::kernels::testing::{assert_same_f32_bits, awkward_f32s};
@@ -73,13 +74,21 @@ fn arithmetic_on_every_path_gives_the_portable_bytes() {
     let mut b = a.clone();
     b.rotate_left(12345);
     for op in [Arith::Add, Arith::Sub, Arith::Mul, Arith::Div] {
+        let step = [Step {
+            op: Op::Arith(op),
+            a: 0,
+            b: 1,
+        }];
+        let zip_on = |isa, a: &[f32], b: &[f32], out: &mut [f32]| {
+            evaluate_on(isa, &step, &[Operand::Full(a), Operand::Full(b)], 0, out)
+        };
         let mut want = vec![0.0; a.len()];
-        zip_on(Isa::Portable, op, &a, &b, &mut want);
+        zip_on(Isa::Portable, &a, &b, &mut want);
         one_nan(&mut want);
         for isa in Isa::all_available() {
             for n in [a.len(), 13, 7] {
                 let mut got = vec![0.0; n];
-                zip_on(isa, op, &a[..n], &b[..n], &mut got);
+                zip_on(isa, &a[..n], &b[..n], &mut got);
                 one_nan(&mut got);
                 assert_same_f32_bits(&got, &want[..n], &format!("{op:?} on {isa:?}"));
             }
