@@ -53,7 +53,7 @@ impl MatmulWeights {
         if p.len() != 1 && p.len() != n {
             return None;
         }
-        let panels = qgemm::pack_panels(k, n, |kk, j| bytes[kk * n + j]);
+        let panels = qgemm::pack_panels_row_major(k, n, bytes);
         let mut sums = vec![0i32; n];
         for row in bytes.chunks_exact(n.max(1)).take(k) {
             for (s, &v) in sums.iter_mut().zip(row) {

@@ -186,6 +186,81 @@ pub fn pack_panels(k: usize, cols: usize, at: impl Fn(usize, usize) -> u8) -> Al
     out
 }
 
+/// `pack_panels` of a row-major k×cols matrix held in `bytes` (at least k·cols of
+/// them): each quad of a panel interleaves four row slices, with no per-byte call
+/// (an attention product packs one per head on every run).
+pub fn pack_panels_row_major(k: usize, cols: usize, bytes: &[u8]) -> Aligned {
+    let kq = quads(k);
+    let panels = cols.div_ceil(NR);
+    let mut out = Aligned::zeroed(panels * kq * NR * 4);
+    if cols == 0 {
+        return out;
+    }
+    let zeros = [0u8; NR];
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = Isa::Avx2.available();
+    for (p, panel) in out.chunks_exact_mut(kq * NR * 4).enumerate() {
+        let first = p * NR;
+        let width = NR.min(cols - first);
+        for (q, quad) in panel.chunks_exact_mut(NR * 4).enumerate() {
+            let row = |t: usize| -> &[u8] {
+                let kk = q * 4 + t;
+                if kk < k {
+                    &bytes[kk * cols + first..][..width]
+                } else {
+                    &zeros[..width]
+                }
+            };
+            let rows = [row(0), row(1), row(2), row(3)];
+            #[cfg(target_arch = "x86_64")]
+            if width == NR && avx2 {
+                // SAFETY: the CPU has AVX2; four rows of NR bytes, a quad of NR words.
+                unsafe { interleave_quad_avx2(rows, quad) };
+                continue;
+            }
+            for (j, word) in quad.chunks_exact_mut(4).take(width).enumerate() {
+                word.copy_from_slice(&[rows[0][j], rows[1][j], rows[2][j], rows[3][j]]);
+            }
+        }
+    }
+    out
+}
+
+/// The NR words of one quad: word j is byte j of each of the four rows.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn interleave_quad_avx2(rows: [&[u8]; 4], quad: &mut [u8]) {
+    use std::arch::x86_64::*;
+    const _: () = assert!(NR == 32);
+    assert!(rows.iter().all(|r| r.len() >= NR) && quad.len() >= NR * 4);
+    // SAFETY: each row holds 32 bytes and `quad` 128 (asserted).
+    unsafe {
+        let r = rows.map(|r| _mm256_loadu_si256(r.as_ptr() as *const __m256i));
+        // Bytes of rows 0/1 and 2/3 paired, then the pairs paired: words of columns
+        // 0-3 | 16-19, 4-7 | 20-23, 8-11 | 24-27 and 12-15 | 28-31.
+        let (lo01, hi01) = (
+            _mm256_unpacklo_epi8(r[0], r[1]),
+            _mm256_unpackhi_epi8(r[0], r[1]),
+        );
+        let (lo23, hi23) = (
+            _mm256_unpacklo_epi8(r[2], r[3]),
+            _mm256_unpackhi_epi8(r[2], r[3]),
+        );
+        let a = _mm256_unpacklo_epi16(lo01, lo23);
+        let b = _mm256_unpackhi_epi16(lo01, lo23);
+        let c = _mm256_unpacklo_epi16(hi01, hi23);
+        let d = _mm256_unpackhi_epi16(hi01, hi23);
+        let out = quad.as_mut_ptr() as *mut __m256i;
+        _mm256_storeu_si256(out, _mm256_permute2x128_si256::<0x20>(a, b));
+        _mm256_storeu_si256(out.add(1), _mm256_permute2x128_si256::<0x20>(c, d));
+        _mm256_storeu_si256(out.add(2), _mm256_permute2x128_si256::<0x31>(a, b));
+        _mm256_storeu_si256(out.add(3), _mm256_permute2x128_si256::<0x31>(c, d));
+    }
+}
+
 /// Packs `m` rows of an m×k matrix (`at(r, k)`) as L into `out`: rows `stride` bytes
 /// apart (at least whole quads), zero rows up to whole tiles.
 pub fn pack_rows(
@@ -323,6 +398,27 @@ mod tests {
             assert!(
                 t.iter().flatten().all(|&v| v == -128 * 255 * 256),
                 "{isa:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn row_major_panels_are_the_general_packing() {
+        for (k, cols) in [
+            (1, 1),
+            (5, 3),
+            (8, 32),
+            (9, 33),
+            (64, 128),
+            (13, 70),
+            (3, 0),
+        ] {
+            let bytes: Vec<u8> = (0..k * cols).map(|i| (i * 37 + 11) as u8).collect();
+            let want = pack_panels(k, cols, |kk, j| bytes[kk * cols + j]);
+            assert_eq!(
+                &pack_panels_row_major(k, cols, &bytes)[..],
+                &want[..],
+                "{k}x{cols}"
             );
         }
     }
