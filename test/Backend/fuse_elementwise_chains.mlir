@@ -3,8 +3,10 @@
 // step ($0.. are the chain's inputs, then the steps' results). It fires on the tanh
 // GELU as T5 exports it (gated by a second tensor), the erf GELU, x*sigmoid(x) and a
 // norm's tail (per-row statistic and per-column gamma, each along one run of axes),
-// and declines a lone op, a middle value something else reads, integers, an alpha
-// that is not 1, and a constant that varies along two separate runs of axes.
+// and an attention mask of dynamic shape [?,1,1,?] (sizes known only at run time may be
+// 1: at batch 1 it is one run), and declines a lone op, a middle value something else
+// reads, integers, an alpha that is not 1, and a constant that varies along two
+// separate runs of axes.
 // RUN: qlower-opt --split-input-file --fuse-elementwise-chains --dce %s | FileCheck %s
 
 // CHECK-LABEL: func.func @gated_tanh_gelu
@@ -205,5 +207,23 @@ module {
     %6 = "torch.aten.mul.Scalar"(%arg0, %arg1) : (!torch.vtensor<[2,8],f32>, !torch.float) -> !torch.vtensor<[2,8],f32>
     %7 = "torch.aten.add.Scalar"(%arg0, %half, %int2) : (!torch.vtensor<[2,8],f32>, !torch.float, !torch.int) -> !torch.vtensor<[2,8],f32>
     return %5, %6, %7 : !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>, !torch.vtensor<[2,8],f32>
+  }
+}
+
+// -----
+
+// Attention scores scaled, then the [?,1,1,?] mask added: one chain, the mask an input.
+// CHECK-LABEL: func.func @scaled_scores_and_dynamic_mask
+// CHECK: "torch.constant.str"() {value = "div $0 $1; add $3 $2"}
+// CHECK: %[[Y:.+]] = "qlower.elementwise_chain"(%{{.+}}, %arg0, %{{.+}}, %arg1) : (!torch.str, !torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[?,1,1,?],f32>) -> !torch.vtensor<[?,4,?,?],f32>
+// CHECK-NOT: torch.aten.
+// CHECK: return %[[Y]]
+module {
+  func.func @scaled_scores_and_dynamic_mask(%arg0: !torch.vtensor<[?,4,?,?],f32>, %arg1: !torch.vtensor<[?,1,1,?],f32>) -> !torch.vtensor<[?,4,?,?],f32> {
+    %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+    %d = "torch.vtensor.literal"() {value = dense<4.0> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+    %0 = "torch.aten.div.Tensor"(%arg0, %d) : (!torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[?,4,?,?],f32>
+    %1 = "torch.aten.add.Tensor"(%0, %arg1, %int1) : (!torch.vtensor<[?,4,?,?],f32>, !torch.vtensor<[?,1,1,?],f32>, !torch.int) -> !torch.vtensor<[?,4,?,?],f32>
+    return %1 : !torch.vtensor<[?,4,?,?],f32>
   }
 }

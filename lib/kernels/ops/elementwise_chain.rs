@@ -13,6 +13,8 @@
 //! consecutive axes of the output (a norm's gamma, a per-row statistic): element `i`
 //! of the output reads element `(i / inner) % count` of it.
 
+use std::mem::MaybeUninit;
+
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
@@ -20,6 +22,7 @@ use super::vector_math::chain::{Op, Operand, Step, evaluate_on};
 use super::vector_math::{Arith, Func};
 use crate::kernels::isa::Isa;
 use crate::kernels::split::{Cost, task_len};
+use crate::kernels::tensor::unfilled::written_by;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, Prepared, args};
@@ -270,17 +273,20 @@ fn run(program: &Program, c: &Call) -> Result<Vec<Value>> {
         .collect::<Result<Vec<_>>>()?;
     let steps = compile(program, &sources);
     let total: usize = out_shape.iter().product();
-    let mut out = vec![0.0f32; total];
     let isa = Isa::best();
     // A chain runs several steps an element, often a polynomial among them.
     let task = task_len(total, Cost::Transcendental, UNIT);
-    if total > task {
-        out.par_chunks_mut(task)
-            .enumerate()
-            .for_each(|(t, y)| evaluate_on(isa, &steps, &sources, t * task, y));
-    } else {
-        evaluate_on(isa, &steps, &sources, 0, &mut out);
-    }
+    let fill = |out: &mut [MaybeUninit<f32>]| {
+        if total > task {
+            out.par_chunks_mut(task)
+                .enumerate()
+                .for_each(|(t, y)| evaluate_on(isa, &steps, &sources, t * task, y));
+        } else {
+            evaluate_on(isa, &steps, &sources, 0, out);
+        }
+    };
+    // SAFETY: `evaluate_on` writes every element of each part it is given.
+    let out = unsafe { written_by(total, fill) };
     args::ret(c, Tensor::new(out_shape, Data::F32(out))?)
 }
 

@@ -13,8 +13,10 @@
 //! the root's result shape, and every user of its result is already in the group. Its
 //! other operands are the chain's inputs. The pass declines (leaves the ops as they
 //! are) a group of one op, ops on other types, an `add`/`sub` whose alpha is not a
-//! constant 1, and an input that would vary along more than one run of the output's
-//! axes (the kernel reads inputs along one run).
+//! constant 1, and an input whose static sizes vary along more than one run of the
+//! output's axes (the kernel reads inputs along one run; sizes known only at run time
+//! are taken as possibly 1, and the kernel broadcasts such an input whole when they
+//! are not).
 
 use std::collections::{HashMap, HashSet};
 
@@ -190,16 +192,24 @@ fn gelu_step<'c: 'a, 'a>(op: OperationRef<'c, 'a>) -> Option<(&'static str, Vec<
     Some((step, vec![Operand::Tensor(x)]))
 }
 
-/// Whether an input of shape `input` reads the output `out` along one run of axes (or
-/// is the output's shape, or one element), so that the kernel can index it.
+/// Whether an input of shape `input` may read the output `out` along one run of axes
+/// (or be the output's shape, or one element), so that the kernel can index it in
+/// place. A size known only at run time counts as possibly 1: an attention mask
+/// `[?,1,1,?]` is one run at batch 1, and when it is not, the kernel broadcasts the
+/// input whole first (the same bytes, one copy more).
 fn reads_along_one_run(input: &[Dim], out: &[Dim]) -> bool {
     if input.len() > out.len() {
         return false;
     }
     let pad = out.len() - input.len();
-    let varying: Vec<usize> = (0..input.len()).filter(|&d| input[d] != Some(1)).collect();
+    let varying: Vec<usize> = (0..input.len())
+        .filter(|&d| matches!(input[d], Some(n) if n != 1))
+        .collect();
     let contiguous = varying.windows(2).all(|w| w[1] == w[0] + 1);
-    contiguous && varying.iter().all(|&d| input[d] == out[d + pad])
+    contiguous
+        && varying
+            .iter()
+            .all(|&d| out[d + pad].is_none() || input[d] == out[d + pad])
 }
 
 /// One chain found: its ops in block order (the root last) and its program's inputs.

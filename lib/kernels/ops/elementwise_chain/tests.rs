@@ -1,5 +1,6 @@
 use super::*;
 use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::unfilled::as_unfilled;
 use crate::kernels::tensor::value::Value;
 use crate::kernels::testing::{
     assert_same_f32_bits, awkward_f32s, f32_values, f32s, of, run1, unknown,
@@ -186,11 +187,11 @@ fn every_isa_gives_the_same_bytes() {
     let steps = compile(&program, &sources);
     assert!(steps.iter().any(|s| s.op == Op::Cube));
     let mut want = vec![0.0; n];
-    evaluate_on(Isa::Portable, &steps, &sources, 0, &mut want);
+    evaluate_on(Isa::Portable, &steps, &sources, 0, as_unfilled(&mut want));
     for isa in Isa::all_available() {
         for start in [0, 16, 64] {
             let mut got = vec![0.0; n - start];
-            evaluate_on(isa, &steps, &sources, start, &mut got);
+            evaluate_on(isa, &steps, &sources, start, as_unfilled(&mut got));
             assert_same_f32_bits(
                 &one_nan(got),
                 &one_nan(want[start..].to_vec()),
@@ -238,4 +239,30 @@ fn inputs_along_several_runs_are_broadcast_whole() {
         &want,
         "expanded",
     );
+}
+
+/// A consecutive operand whose period divides the group is staged once per phase and
+/// reused; other periods are staged per group. Both read the right elements, from
+/// any start.
+#[test]
+fn short_periods_are_read_at_their_phase() {
+    let n = 4096 + 100;
+    let x = awkward_f32s(47, n, false);
+    for period in [16usize, 48, 128, 5] {
+        let p: Vec<f32> = (0..period).map(|i| i as f32 * 0.25 - 3.0).collect();
+        let sources = [Operand::Full(&x), Operand::Along { data: &p, inner: 1 }];
+        let steps = compile(&Program::parse("add $0 $1", 2).unwrap(), &sources);
+        for isa in Isa::all_available() {
+            for start in [0, 16, 100] {
+                let mut got = vec![0.0; n - start];
+                evaluate_on(isa, &steps, &sources, start, as_unfilled(&mut got));
+                let want: Vec<f32> = (start..n).map(|i| x[i] + p[i % period]).collect();
+                assert_same_f32_bits(
+                    &got,
+                    &want,
+                    &format!("{isa:?} period {period} from {start}"),
+                );
+            }
+        }
+    }
 }

@@ -34,6 +34,11 @@ impl Lanes for Avx2 {
         avx2!(_mm256_storeu_ps(dst.as_mut_ptr(), self.0))
     }
     #[inline(always)]
+    fn store_to(self, dst: &mut [std::mem::MaybeUninit<f32>]) {
+        assert!(dst.len() >= 8);
+        avx2!(_mm256_storeu_ps(dst.as_mut_ptr().cast::<f32>(), self.0))
+    }
+    #[inline(always)]
     fn splat(v: f32) -> Self {
         Avx2(avx2!(_mm256_set1_ps(v)))
     }

@@ -34,6 +34,11 @@ impl Lanes for Avx512 {
         avx512!(_mm512_storeu_ps(dst.as_mut_ptr(), self.0))
     }
     #[inline(always)]
+    fn store_to(self, dst: &mut [std::mem::MaybeUninit<f32>]) {
+        assert!(dst.len() >= 16);
+        avx512!(_mm512_storeu_ps(dst.as_mut_ptr().cast::<f32>(), self.0))
+    }
+    #[inline(always)]
     fn splat(v: f32) -> Self {
         Avx512(avx512!(_mm512_set1_ps(v)))
     }

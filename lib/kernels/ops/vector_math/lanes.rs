@@ -14,6 +14,9 @@ pub(super) trait Lanes: Copy {
     fn load(src: &[f32]) -> Self;
     /// Writes `N` values. `dst` must hold at least `N`.
     fn store(self, dst: &mut [f32]);
+    /// Writes `N` values into memory that may not be initialized yet. `dst` must hold
+    /// at least `N`.
+    fn store_to(self, dst: &mut [std::mem::MaybeUninit<f32>]);
     fn splat(v: f32) -> Self;
     fn add(self, b: Self) -> Self;
     fn sub(self, b: Self) -> Self;
@@ -60,6 +63,9 @@ impl Lanes for f32 {
     }
     fn store(self, dst: &mut [f32]) {
         dst[0] = self;
+    }
+    fn store_to(self, dst: &mut [std::mem::MaybeUninit<f32>]) {
+        dst[0].write(self);
     }
     fn splat(v: f32) -> Self {
         v

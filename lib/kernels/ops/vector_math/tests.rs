@@ -2,6 +2,7 @@ use super::chain::{Op, Operand, Step, evaluate_on};
 use super::{Arith, Func, map_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::ops::erf::{erf_reference, erfc_continued_fraction};
+use crate::kernels::tensor::unfilled::as_unfilled;
 use crate::kernels::testing::{assert_same_f32_bits, awkward_f32s};
 
 /// Inputs for the path comparison: every 65521st bit pattern (every class, both
@@ -80,7 +81,13 @@ fn arithmetic_on_every_path_gives_the_portable_bytes() {
             b: 1,
         }];
         let zip_on = |isa, a: &[f32], b: &[f32], out: &mut [f32]| {
-            evaluate_on(isa, &step, &[Operand::Full(a), Operand::Full(b)], 0, out)
+            evaluate_on(
+                isa,
+                &step,
+                &[Operand::Full(a), Operand::Full(b)],
+                0,
+                as_unfilled(out),
+            )
         };
         let mut want = vec![0.0; a.len()];
         zip_on(Isa::Portable, &a, &b, &mut want);
