@@ -37,7 +37,7 @@ pub(super) fn applies(groups: usize, zeros: &[i32]) -> bool {
 /// a typical L2.
 const HOT_PANEL_BYTES: usize = 256 << 10;
 
-/// Work one task carries at least (picoseconds). Less than `kernels::split`'s 40 us:
+/// Work one task carries at least (picoseconds). Less than `kernels::split`'s 15 us:
 /// a convolution's tasks start while the pool's workers spin between a run's
 /// kernels, and splitting paid from about 10 us on (64 -> 64 channels 1x1 at 20x20,
 /// 31 us at 1 thread: 22 us split at 2, 36 us kept whole).
