@@ -250,10 +250,10 @@ fn to_words(isa: Isa, planes: &[u8], positions: usize, first: usize, cq: usize, 
 /// transposed, and each result (one position's words) stored whole.
 ///
 /// # Safety
-/// The CPU has AVX-512 (F and BW); `planes` holds 4·cq planes of `positions` bytes,
+/// The CPU has AVX-512 (F, BW and VL); `planes` holds 4·cq planes of `positions` bytes,
 /// `first + dst.len() / cq <= positions`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 unsafe fn to_words_avx512(
     planes: &[u8],
     positions: usize,
