@@ -3,9 +3,9 @@
 //! `op $a [$b]` separated by `;`; the other operands are the chain's inputs, `$0`, `$1`,
 //! …, and step `k` is `$(inputs + k)`. The last step is the result.
 //!
-//! The program is evaluated a few vectors at a time (`vector_math::chain`): every step
-//! of a group of vectors runs before the next group is read, so the intermediates stay
-//! in registers instead of each op streaming the tensor through memory. Every step
+//! The program is evaluated a group of vectors at a time (`vector_math::chain`): every
+//! step runs over the group before the next group is read, so the intermediates stay in
+//! L1 instead of each op streaming the tensor through memory. Every step
 //! rounds exactly as the unfused op's f32 kernel does, so the chain gives the unfused
 //! ops' bytes.
 //!
@@ -30,76 +30,50 @@ use crate::kernels::{Call, Prepared, args};
 /// Elements a task's length is a multiple of: whole groups of vectors.
 const UNIT: usize = 64;
 
-/// One step's operation.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StepOp {
-    /// A `vector_math` function.
-    Vector(Func),
-    Sqrt,
-    Rsqrt,
-    Reciprocal,
-    Neg,
-    Abs,
-    Relu,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-}
-
-impl StepOp {
-    /// The op spelled `name` in a program.
-    pub fn parse(name: &str) -> Option<StepOp> {
-        Some(match name {
-            "exp" => StepOp::Vector(Func::Exp),
-            "log" => StepOp::Vector(Func::Log),
-            "sigmoid" => StepOp::Vector(Func::Sigmoid),
-            "silu" => StepOp::Vector(Func::Silu),
-            "tanh" => StepOp::Vector(Func::Tanh),
-            "erf" => StepOp::Vector(Func::Erf),
-            "gelu" => StepOp::Vector(Func::Gelu),
-            "gelu_tanh" => StepOp::Vector(Func::GeluTanh),
-            "sqrt" => StepOp::Sqrt,
-            "rsqrt" => StepOp::Rsqrt,
-            "reciprocal" => StepOp::Reciprocal,
-            "neg" => StepOp::Neg,
-            "abs" => StepOp::Abs,
-            "relu" => StepOp::Relu,
-            "add" => StepOp::Add,
-            "sub" => StepOp::Sub,
-            "mul" => StepOp::Mul,
-            "div" => StepOp::Div,
-            "pow" => StepOp::Pow,
-            _ => return None,
-        })
-    }
-
-    pub fn arity(self) -> usize {
-        match self {
-            StepOp::Add | StepOp::Sub | StepOp::Mul | StepOp::Div | StepOp::Pow => 2,
-            _ => 1,
-        }
-    }
+/// The op spelled `name` in a program, and how many operands it takes. `pow` parses
+/// as the general power; `compile` picks its fast path for one exponent.
+fn parse_op(name: &str) -> Option<(Op, usize)> {
+    Some(match name {
+        "exp" => (Op::Func(Func::Exp), 1),
+        "log" => (Op::Func(Func::Log), 1),
+        "sigmoid" => (Op::Func(Func::Sigmoid), 1),
+        "silu" => (Op::Func(Func::Silu), 1),
+        "tanh" => (Op::Func(Func::Tanh), 1),
+        "erf" => (Op::Func(Func::Erf), 1),
+        "gelu" => (Op::Func(Func::Gelu), 1),
+        "gelu_tanh" => (Op::Func(Func::GeluTanh), 1),
+        "sqrt" => (Op::Sqrt, 1),
+        "rsqrt" => (Op::Rsqrt, 1),
+        "reciprocal" => (Op::Reciprocal, 1),
+        "neg" => (Op::Neg, 1),
+        "abs" => (Op::Abs, 1),
+        "relu" => (Op::Relu, 1),
+        "add" => (Op::Arith(Arith::Add), 2),
+        "sub" => (Op::Arith(Arith::Sub), 2),
+        "mul" => (Op::Arith(Arith::Mul), 2),
+        "div" => (Op::Arith(Arith::Div), 2),
+        "pow" => (Op::Pow, 2),
+        _ => return None,
+    })
 }
 
 /// A parsed program: per step its op and the values it reads.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Program {
-    pub inputs: usize,
-    pub steps: Vec<(StepOp, Vec<usize>)>,
+pub(crate) struct Program {
+    pub(crate) inputs: usize,
+    pub(crate) steps: Vec<(Op, Vec<usize>)>,
 }
 
 impl Program {
     /// Reads `text` for a chain of `inputs` inputs; every reference must name an input
     /// or an earlier step.
-    pub fn parse(text: &str, inputs: usize) -> Result<Program> {
+    pub(crate) fn parse(text: &str, inputs: usize) -> Result<Program> {
         let mut steps = Vec::new();
         for (k, step) in text.split(';').map(str::trim).enumerate() {
             let mut words = step.split_whitespace();
             let name = words.next().with_context(|| format!("step {k} is empty"))?;
-            let op = StepOp::parse(name)
-                .with_context(|| format!("step {k}: '{name}' is not a chain op"))?;
+            let (op, arity) =
+                parse_op(name).with_context(|| format!("step {k}: '{name}' is not a chain op"))?;
             let refs = words
                 .map(|w| {
                     let i: usize = w
@@ -112,8 +86,8 @@ impl Program {
                     Ok(i)
                 })
                 .collect::<Result<Vec<_>>>()?;
-            if refs.len() != op.arity() {
-                bail!("step {k}: {name} takes {} operands", op.arity());
+            if refs.len() != arity {
+                bail!("step {k}: {name} takes {arity} operands");
             }
             steps.push((op, refs));
         }
@@ -299,22 +273,9 @@ fn compile(program: &Program, sources: &[Operand]) -> Vec<Step> {
         .map(|(op, refs)| {
             let a = refs[0];
             let b = refs.get(1).copied().unwrap_or(a);
-            let op = match op {
-                StepOp::Vector(func) => Op::Func(*func),
-                StepOp::Sqrt => Op::Sqrt,
-                StepOp::Rsqrt => Op::Rsqrt,
-                StepOp::Reciprocal => Op::Reciprocal,
-                StepOp::Neg => Op::Neg,
-                StepOp::Abs => Op::Abs,
-                StepOp::Relu => Op::Relu,
-                StepOp::Add => Op::Arith(Arith::Add),
-                StepOp::Sub => Op::Arith(Arith::Sub),
-                StepOp::Mul => Op::Arith(Arith::Mul),
-                StepOp::Div => Op::Arith(Arith::Div),
-                StepOp::Pow => match sources.get(b) {
-                    Some(Operand::Splat(e)) => power(*e as f64),
-                    _ => Op::Pow,
-                },
+            let op = match (op, sources.get(b)) {
+                (Op::Pow, Some(Operand::Splat(e))) => power(*e as f64),
+                _ => *op,
             };
             Step { op, a, b }
         })

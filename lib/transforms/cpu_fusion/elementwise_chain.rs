@@ -70,9 +70,10 @@ const SCALAR: &[(&str, &str, bool)] = &[
     ("torch.aten.div.Scalar", "div", false),
 ];
 
-/// Ops per chain at most: the kernel keeps a group of vectors per step (32 × 512 B
-/// stays in L1), and growing a chain rescans its members, which a graph of 100k
-/// element-wise ops in a row would make quadratic. A longer run becomes several chains.
+/// Ops per chain at most: the kernel keeps a group of vectors per step (2 KiB on
+/// AVX-512; 32 of them stay in L2), and growing a chain rescans its members, which a
+/// graph of 100k element-wise ops in a row would make quadratic. A longer run becomes
+/// several chains.
 const MAX_STEPS: usize = 32;
 
 fn op_key(op: OperationRef) -> usize {
