@@ -178,52 +178,88 @@ impl<E: Epilogue> Job<'_, E> {
 
     /// For pixels `first..first + MR` of batch `b`: per kernel tap, the byte offset in
     /// `cl` of each pixel's words at that tap, or of the zero point's words where the
-    /// tap falls in the padding or the pixel is past the last.
+    /// tap falls in the padding or the pixel is past the last. Built once per block and
+    /// panel group, so it is kept cheap: one division per block (the pixels after the
+    /// first step along the output), and for a block whose every tap is inside the
+    /// input (most of a large plane) each offset is a pixel's plus a tap's.
     fn tap_table(&self, cl: &ChannelsLast, b: usize, first: usize, table: &mut TapTable) {
         let s = self.s;
         let [_, oh, ow] = s.output;
         let [id, ih, iw] = s.input;
-        let cq = cl.cq;
-        let pixels = s.pixels();
-        let base = b * id * ih * iw * cq;
+        let word = cl.cq * 4;
+        let live = MR.min(s.pixels().saturating_sub(first));
+        let base = b * id * ih * iw * word;
         let pad = cl.padding() * 4;
+        let mut at = [first / (oh * ow), (first / ow) % oh, first % ow];
         let mut origin = [[0isize; 3]; MR];
-        let mut live = [false; MR];
-        for r in 0..MR {
-            let n = first + r;
-            if n >= pixels {
-                continue;
-            }
-            let at = [n / (oh * ow), (n / ow) % oh, n % ow];
-            origin[r] =
-                std::array::from_fn(|d| (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize);
-            live[r] = true;
-        }
-        let rows = &mut table.rows;
-        rows.clear();
-        let [kd, kh, kw] = s.kernel;
-        for a in 0..kd {
-            for c in 0..kh {
-                for e in 0..kw {
-                    let offset = [a * s.dilation[0], c * s.dilation[1], e * s.dilation[2]];
-                    let row: [usize; MR] = std::array::from_fn(|r| {
-                        let t: [isize; 3] =
-                            std::array::from_fn(|d| origin[r][d].wrapping_add(offset[d] as isize));
-                        let inside =
-                            live[r] && (0..3).all(|d| (0..s.input[d] as isize).contains(&t[d]));
-                        if inside {
-                            let position =
-                                (t[0] as usize * ih + t[1] as usize) * iw + t[2] as usize;
-                            (base + position * cq) * 4
-                        } else {
-                            pad
-                        }
-                    });
-                    rows.push(row);
+        for o in origin.iter_mut().take(live) {
+            *o = std::array::from_fn(|d| (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize);
+            at[2] += 1;
+            if at[2] == ow {
+                at[2] = 0;
+                at[1] += 1;
+                if at[1] == oh {
+                    at[1] = 0;
+                    at[0] += 1;
                 }
             }
         }
-        table.check(cl);
+        let [kd, kh, kw] = s.kernel;
+        let span: [isize; 3] =
+            std::array::from_fn(|d| ((s.kernel[d] - 1) * s.dilation[d]) as isize);
+        let all_inside = live == MR
+            && (0..3).all(|d| {
+                origin
+                    .iter()
+                    .all(|o| o[d] >= 0 && o[d] + span[d] < s.input[d] as isize)
+            });
+        let rows = &mut table.rows;
+        rows.clear();
+        if all_inside {
+            let pixel: [usize; MR] = std::array::from_fn(|r| {
+                let [t0, t1, t2] = origin[r].map(|v| v as usize);
+                base + ((t0 * ih + t1) * iw + t2) * word
+            });
+            let mut tap = 0;
+            for a in 0..kd {
+                for c in 0..kh {
+                    for e in 0..kw {
+                        tap = ((a * s.dilation[0] * ih + c * s.dilation[1]) * iw
+                            + e * s.dilation[2])
+                            * word;
+                        rows.push(pixel.map(|p| p + tap));
+                    }
+                }
+            }
+            // The last tap lies furthest along each axis, so its offsets are the largest.
+            let largest = pixel.iter().max().map_or(0, |&p| p + tap);
+            table.check(cl, largest);
+        } else {
+            for a in 0..kd {
+                for c in 0..kh {
+                    for e in 0..kw {
+                        let offset = [a * s.dilation[0], c * s.dilation[1], e * s.dilation[2]];
+                        let row: [usize; MR] = std::array::from_fn(|r| {
+                            let t: [isize; 3] = std::array::from_fn(|d| {
+                                origin[r][d].wrapping_add(offset[d] as isize)
+                            });
+                            let inside = r < live
+                                && (0..3).all(|d| (0..s.input[d] as isize).contains(&t[d]));
+                            if inside {
+                                let position =
+                                    (t[0] as usize * ih + t[1] as usize) * iw + t[2] as usize;
+                                base + position * word
+                            } else {
+                                pad
+                            }
+                        });
+                        rows.push(row);
+                    }
+                }
+            }
+            let largest = rows.iter().flatten().max().copied().unwrap_or(0);
+            table.check(cl, largest);
+        }
     }
 }
 
@@ -237,15 +273,11 @@ struct TapTable {
 }
 
 impl TapTable {
-    /// Panics unless every tap's words lie inside `cl` (the offsets are computed from
-    /// its positions, so they do), which `multiply`'s raw reads rely on.
-    fn check(&mut self, cl: &ChannelsLast) {
-        let end = self
-            .rows
-            .iter()
-            .flatten()
-            .max()
-            .map_or(0, |&o| o + cl.cq * 4);
+    /// Panics unless every tap's words lie inside `cl`, given the `largest` offset of
+    /// the table (the offsets are computed from its positions, so they do), which
+    /// `multiply`'s raw reads rely on.
+    fn check(&mut self, cl: &ChannelsLast, largest: usize) {
+        let end = largest + cl.cq * 4;
         assert!(end <= cl.bytes().len(), "tap offset past the input");
         self.reach = end;
     }

@@ -60,13 +60,23 @@ impl ConvWeights {
         let strided = stride
             .and_then(|s| s.as_int_list().ok())
             .is_some_and(|s| s.iter().any(|&v| v > 1));
-        // Measured at 1 thread against the tap-row im2col: 3x3 convolutions over 64
-        // channels at 20x20 and 28x28 0.07 -> 0.055 and 0.18 -> 0.13 ms; stride-2
-        // ones over 128 channels from 20x20 0.21 -> 0.08 ms and over 32 from 80x80
-        // 0.54 -> 0.29 ms; but over 32 channels at stride 1 and over 16 at either
-        // stride, each word of a tap brings too few bytes: up to twice as slow.
+        let c_out = *w.shape.first()?;
+        // Measured at 1 thread, pixel rows against the tap-row im2col (after the tap
+        // table's interior fast path): 3x3 over 64 channels at 20x20 and 28x28 0.07 ->
+        // 0.055 and 0.18 -> 0.13 ms; strided from 16, 24 and 32 channels (16 -> 32 at
+        // 160x160 0.395 -> 0.336, 24 -> 48 at 80x80 0.209 -> 0.162); 32 -> 32 and
+        // 32 -> 64 at stride 1 0.438 -> 0.415 and 0.204 -> 0.185. Slower where a word
+        // of a tap brings few bytes at stride 1 (16 -> 16 and 16 -> 32 at 160x160
+        // 0.60 -> 1.07, 1.03 -> 1.13) or the last panel of 32 output channels runs
+        // part empty (32 -> 16 at 80x80 0.28 -> 0.40, 48 -> 48 at 40x40 0.233 -> 0.248).
+        // Where the pixel-row kernel does not run, tap-major weights feed the
+        // channels-last im2col, measured on the earlier rule: 64 channels, or 32 strided.
+        let pixel_rows = indirect::usable(Isa::best());
         let channels_last = tap_major_applies(c_per_group, kernel_taps)
-            && (c_per_group >= 64 || (c_per_group >= 32 && strided));
+            && (c_per_group >= 64
+                || (strided && c_per_group >= 32)
+                || (pixel_rows && strided && c_per_group >= 16)
+                || (pixel_rows && c_per_group >= 32 && c_out % qgemm::NR == 0));
         Self::with_layout(w, scale, zero_point, groups, channels_last)
     }
 
