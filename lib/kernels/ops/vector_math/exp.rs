@@ -82,7 +82,9 @@ fn times_sigmoid<V: Lanes>(num: V, z_hi: V, z_lo: V) -> V {
     let es = V::select(nz.lt(V::splat(-104.0)), V::splat(0.0), es);
     let e = es.mul(V::splat(DROP));
     let d = e.add(V::splat(1.0));
-    V::select(neg, num.mul(es).div(d).mul(V::splat(DROP)), num.div(d))
+    // One division for both sides: each lane's operations are those of its own side.
+    let q = V::select(neg, num.mul(es), num).div(d);
+    V::select(neg, q.mul(V::splat(DROP)), q)
 }
 
 #[inline(always)]
