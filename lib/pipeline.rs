@@ -172,11 +172,25 @@ pub fn passes() -> &'static [Pass] {
             run: run_compose_lookups,
         },
         Pass {
+            name: "fuse-gelu",
+            description: "Turn the erf and tanh GELUs exporters write op by op (x * (1 + erf(x / sqrt 2)) * 0.5, x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) * 0.5) into torch.aten.gelu, one function of x (the backend form, before fuse-elementwise-chains)",
+            run: run_fuse_gelu,
+        },
+        Pass {
             name: "fuse-elementwise-chains",
             description: "Run each group of f32 element-wise ops of one shape whose intermediate values nothing else reads (exported GELUs, x*sigmoid(x), norm tails) as one qlower.elementwise_chain, one pass over memory with the same roundings (the backend form, last)",
             run: run_fuse_elementwise_chains,
         },
     ]
+}
+
+fn run_fuse_gelu<'c>(
+    context: &'c Context,
+    module: &mut Module<'c>,
+    _: &PassOptions,
+) -> Result<Vec<String>> {
+    transforms::fuse_gelu(context, module)?;
+    Ok(Vec::new())
 }
 
 fn run_fuse_elementwise_chains<'c>(
@@ -444,7 +458,7 @@ pub fn run_passes<'c>(
 }
 
 /// The fused form, without dead ops, to the backend form: `sink-dequantize`,
-/// `fuse-for-cpu`, `compose-lookups` and `fuse-elementwise-chains`, each followed by `dce` where it replaced ops
+/// `fuse-for-cpu`, `compose-lookups`, `fuse-gelu` and `fuse-elementwise-chains`, each followed by `dce` where it replaced ops
 /// (fuse-for-cpu counts uses, so the ops the first pass replaced must be gone; the float
 /// ops each fused op replaced are dead afterwards).
 fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result<()> {
@@ -456,7 +470,10 @@ fn fuse_for_backend<'c>(context: &'c Context, module: &mut Module<'c>) -> Result
     if transforms::compose_lookups(context, module)? > 0 {
         transforms::dce(context, module);
     }
-    // Last: the quantized fusions above match single float ops this would swallow.
+    // Last: the quantized fusions above match single float ops these would swallow.
+    if transforms::fuse_gelu(context, module)? > 0 {
+        transforms::dce(context, module);
+    }
     if transforms::fuse_elementwise_chains(context, module)? > 0 {
         transforms::dce(context, module);
     }

@@ -21,7 +21,9 @@ mod side_effects;
 mod walk;
 
 pub use canonicalize_quant::{canonicalize_quant, collapse_quant_round_trips};
-pub use cpu_fusion::{compose_lookups, fuse_elementwise_chains, fuse_for_cpu, sink_dequantize};
+pub use cpu_fusion::{
+    compose_lookups, fuse_elementwise_chains, fuse_for_cpu, fuse_gelu, sink_dequantize,
+};
 pub use dce::dce;
 pub use expand_recurrent::expand_recurrent;
 pub use fold_constants::fold_constants;

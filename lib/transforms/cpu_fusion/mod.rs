@@ -37,6 +37,7 @@ mod elementwise;
 mod elementwise_chain;
 mod embed_layer_norm;
 mod gather_block_quantized;
+mod gelu;
 mod lookup_table;
 mod max_pool;
 mod nbits;
@@ -49,6 +50,7 @@ mod skip_norm;
 
 pub use compose_lookups::compose_lookups;
 pub use elementwise_chain::fuse_elementwise_chains;
+pub use gelu::fuse_gelu;
 pub use sink_dequantize::sink_dequantize;
 
 use std::collections::HashMap;
