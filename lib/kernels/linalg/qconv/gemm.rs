@@ -328,7 +328,7 @@ impl<E: Epilogue> Gemm<'_, E> {
                 // Where the panel's columns go in a channel's output plane, found once
                 // for the tile's rows (a division per run would cost as much as them).
                 let mut runs = [(0usize, 0usize, 0usize); NR];
-                let mut run_count = 0;
+                let mut run_count = 0usize;
                 if let Some(padded) = &job.padded {
                     // Each padded row's first `output width` columns are pixels.
                     let (width, ow) = (padded.width, s.output[2]);
@@ -337,13 +337,29 @@ impl<E: Epilogue> Gemm<'_, E> {
                     while j < cols {
                         let run = (width - x).min(cols - j);
                         if x < ow {
-                            runs[run_count] = (j, y * ow + x, (ow - x).min(run));
-                            run_count += 1;
+                            let (at, n) = (y * ow + x, (ow - x).min(run));
+                            // A run that goes on where the last one ended (no padding
+                            // columns between rows: a 1x1 or unpadded convolution)
+                            // extends it, so such panels are written in place.
+                            match run_count.checked_sub(1).map(|i| &mut runs[i]) {
+                                Some((j0, at0, n0)) if *j0 + *n0 == j && *at0 + *n0 == at => {
+                                    *n0 += n;
+                                }
+                                _ => {
+                                    runs[run_count] = (j, at, n);
+                                    run_count += 1;
+                                }
+                            }
                         }
                         j += run;
                         (y, x) = (y + 1, 0);
                     }
                 }
+                // One run of the whole panel is written in place like an unpadded one.
+                let whole = match runs[..run_count] {
+                    [(0, at, n)] if n == cols => Some(at),
+                    _ => None,
+                };
                 for (row_block, tile) in (first_block..).zip(&tiles[..blocks]) {
                     for (r, acc) in tile.iter().enumerate() {
                         let m = row_block * MR + r;
@@ -363,9 +379,10 @@ impl<E: Epilogue> Gemm<'_, E> {
                             sum: sums.filter(|_| self.need_sums),
                             ..Default::default()
                         };
-                        if job.padded.is_none() {
+                        if job.padded.is_none() || whole.is_some() {
+                            let at = whole.unwrap_or(column);
                             // SAFETY: (channel, these pixels) belong to this item alone.
-                            let dest = unsafe { self.shared.slice(plane + column, cols) };
+                            let dest = unsafe { self.shared.slice(plane + at, cols) };
                             job.out.row(acc, terms, col, dest);
                         } else {
                             let mut q = [E::Out::default(); NR];
