@@ -48,3 +48,5 @@ pub mod trig;
 pub mod unary;
 pub mod vector_math;
 mod zip;
+
+pub(crate) use zip::with_avx2;

@@ -229,7 +229,7 @@ impl<'a> F32<'a> {
 /// operations round the same at any vector width, so only their speed changes. The
 /// caller marks `body` `#[inline(always)]`, so it is compiled into the wrapper.
 #[inline(always)]
-pub(super) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
+pub(crate) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::isa::Isa::best().includes(crate::kernels::isa::Isa::Avx2) {
         #[target_feature(enable = "avx2")]
