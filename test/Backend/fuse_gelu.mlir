@@ -194,3 +194,31 @@ module {
     return %4 : !torch.vtensor<[8],f64>
   }
 }
+
+// -----
+
+// A GELU of a GELU: both fire, the second reading the first's replacement.
+// CHECK-LABEL: func.func @gelu_of_gelu
+// CHECK: %[[G1:.+]] = "torch.aten.gelu"(%arg0, %{{.+}})
+// CHECK: %[[G2:.+]] = "torch.aten.gelu"(%[[G1]], %{{.+}})
+// CHECK-NOT: torch.aten.erf
+// CHECK: return %[[G2]]
+module {
+  func.func @gelu_of_gelu(%arg0: !torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32> {
+    %int1 = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+    %s = "torch.vtensor.literal"() {value = dense<1.41421354> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+    %one = "torch.vtensor.literal"() {value = dense<1.0> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+    %half = "torch.vtensor.literal"() {value = dense<5.000000e-01> : tensor<f32>} : () -> !torch.vtensor<[],f32>
+    %0 = "torch.aten.div.Tensor"(%arg0, %s) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[8],f32>
+    %1 = "torch.aten.erf"(%0) : (!torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32>
+    %2 = "torch.aten.add.Tensor"(%1, %one, %int1) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>, !torch.int) -> !torch.vtensor<[8],f32>
+    %3 = "torch.aten.mul.Tensor"(%arg0, %2) : (!torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32>
+    %4 = "torch.aten.mul.Tensor"(%3, %half) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[8],f32>
+    %5 = "torch.aten.div.Tensor"(%4, %s) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[8],f32>
+    %6 = "torch.aten.erf"(%5) : (!torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32>
+    %7 = "torch.aten.add.Tensor"(%6, %one, %int1) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>, !torch.int) -> !torch.vtensor<[8],f32>
+    %8 = "torch.aten.mul.Tensor"(%4, %7) : (!torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>) -> !torch.vtensor<[8],f32>
+    %9 = "torch.aten.mul.Tensor"(%8, %half) : (!torch.vtensor<[8],f32>, !torch.vtensor<[],f32>) -> !torch.vtensor<[8],f32>
+    return %9 : !torch.vtensor<[8],f32>
+  }
+}

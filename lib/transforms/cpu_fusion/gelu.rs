@@ -57,6 +57,7 @@ pub fn fuse_gelu(context: &Context, module: &mut Module) -> Result<usize> {
         }
     }
     let rewriter = IrRewriter::new(context);
+    let mut replacements = Vec::with_capacity(matches.len());
     for m in &matches {
         rewriter
             .as_rewriter_base()
@@ -65,10 +66,15 @@ pub fn fuse_gelu(context: &Context, module: &mut Module) -> Result<usize> {
         let approximate = b.str(if m.tanh { "tanh" } else { "none" })?;
         let types: Vec<Type> = m.root.results().map(|r| r.r#type()).collect();
         let gelu = b.op("torch.aten.gelu", &[m.x, approximate], &types, &[])?;
-        let results: Vec<MlirValue> = gelu.results().map(Into::into).collect();
+        replacements.push(gelu.results().map(Into::into).collect::<Vec<MlirValue>>());
+    }
+    // Replaced after every new op exists: a GELU of another GELU reads the first one's
+    // root, which then becomes that root's replacement (replacing as we went would
+    // leave the second reading an erased value).
+    for (m, results) in matches.iter().zip(&replacements) {
         rewriter
             .as_rewriter_base()
-            .replace_op_with_values(m.root, &results);
+            .replace_op_with_values(m.root, results);
     }
     Ok(matches.len())
 }
