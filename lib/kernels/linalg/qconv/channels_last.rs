@@ -113,16 +113,13 @@ impl<E: Epilogue> Job<'_, E> {
         need_sums: bool,
     ) {
         let s = self.s;
-        let [_, oh, ow] = s.output;
         let [id, ih, iw] = s.input;
         let [kd, kh, kw] = s.kernel;
         let cq = cl.cq;
         let kq = qgemm::quads(self.w.k);
         let base = (b * self.w.groups + g) * id * ih * iw * cq;
         let pad = cl.padding();
-        // How far past its origin a pixel's last tap reaches, per dimension.
-        let span: [isize; 3] =
-            std::array::from_fn(|d| ((s.kernel[d] - 1) * s.dilation[d]) as isize);
+        let span = s.reach();
         // Whether input coordinate `v` of dimension `d` is inside the input, and the
         // words from the unit's first position to position `p`. Wrapping: a tap's
         // offset can lie far past the input (dilation up to 2^31), and its shift is
@@ -154,23 +151,12 @@ impl<E: Epilogue> Job<'_, E> {
             let mut borders = 0;
             // The first column's output coordinates, then a step along the row per
             // column (a division per column cost more than the rest of the panel).
-            let n = first + p * NR;
-            let mut at = [n / (oh * ow), (n / ow) % oh, n % ow];
+            let mut at = s.output_at(first + p * NR);
             for j in 0..NR.min(count.saturating_sub(p * NR)) {
                 if j > 0 {
-                    at[2] += 1;
-                    if at[2] == ow {
-                        at[2] = 0;
-                        at[1] += 1;
-                        if at[1] == oh {
-                            at[1] = 0;
-                            at[0] += 1;
-                        }
-                    }
+                    s.next_output(&mut at);
                 }
-                let o: [isize; 3] = std::array::from_fn(|d| {
-                    (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize
-                });
+                let o = s.window_origin(at);
                 origin[j] = o;
                 if (0..3).all(|d| within(d, o[d]) && within(d, o[d] + span[d])) {
                     inside[j] = true;

@@ -26,6 +26,42 @@ impl Shape {
         self.output.iter().product()
     }
 
+    /// Output pixel `n`'s coordinates (depth, row, column) within its batch.
+    #[inline(always)]
+    pub(super) fn output_at(&self, n: usize) -> [usize; 3] {
+        let [_, oh, ow] = self.output;
+        [n / (oh * ow), (n / ow) % oh, n % ow]
+    }
+
+    /// `at` moved on to the next output pixel: a step along the row, not a division
+    /// per pixel (the im2col and pixel-row tables walk a block of pixels this way).
+    #[inline(always)]
+    pub(super) fn next_output(&self, at: &mut [usize; 3]) {
+        let [_, oh, ow] = self.output;
+        at[2] += 1;
+        if at[2] == ow {
+            at[2] = 0;
+            at[1] += 1;
+            if at[1] == oh {
+                at[1] = 0;
+                at[0] += 1;
+            }
+        }
+    }
+
+    /// Where the window of the output pixel at `at` starts in the input, before the
+    /// taps' offsets (negative in the padding).
+    #[inline(always)]
+    pub(super) fn window_origin(&self, at: [usize; 3]) -> [isize; 3] {
+        std::array::from_fn(|d| (at[d] * self.stride[d]) as isize - self.pad_before[d] as isize)
+    }
+
+    /// How far past its window's origin a pixel's last tap reaches, per dimension.
+    #[inline(always)]
+    pub(super) fn reach(&self) -> [isize; 3] {
+        std::array::from_fn(|d| ((self.kernel[d] - 1) * self.dilation[d]) as isize)
+    }
+
     /// The zero-padded plane of one channel the depthwise kernel reads: the extent
     /// every output needs, before and after the input, with room in each row for a
     /// whole chunk of NR outputs past the last, so chunks read in bounds. `None` when

@@ -184,29 +184,19 @@ impl<E: Epilogue> Job<'_, E> {
     /// input (most of a large plane) each offset is a pixel's plus a tap's.
     fn tap_table(&self, cl: &ChannelsLast, b: usize, first: usize, table: &mut TapTable) {
         let s = self.s;
-        let [_, oh, ow] = s.output;
         let [id, ih, iw] = s.input;
         let word = cl.cq * 4;
         let live = MR.min(s.pixels().saturating_sub(first));
         let base = b * id * ih * iw * word;
         let pad = cl.padding() * 4;
-        let mut at = [first / (oh * ow), (first / ow) % oh, first % ow];
+        let mut at = s.output_at(first);
         let mut origin = [[0isize; 3]; MR];
         for o in origin.iter_mut().take(live) {
-            *o = std::array::from_fn(|d| (at[d] * s.stride[d]) as isize - s.pad_before[d] as isize);
-            at[2] += 1;
-            if at[2] == ow {
-                at[2] = 0;
-                at[1] += 1;
-                if at[1] == oh {
-                    at[1] = 0;
-                    at[0] += 1;
-                }
-            }
+            *o = s.window_origin(at);
+            s.next_output(&mut at);
         }
         let [kd, kh, kw] = s.kernel;
-        let span: [isize; 3] =
-            std::array::from_fn(|d| ((s.kernel[d] - 1) * s.dilation[d]) as isize);
+        let span = s.reach();
         let all_inside = live == MR
             && (0..3).all(|d| {
                 origin
