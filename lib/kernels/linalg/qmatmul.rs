@@ -271,7 +271,32 @@ impl<E: Epilogue> Product<'_, E> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni")]
     unsafe fn item_avx512(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
-        self.item(tiles, item)
+        if qgemm::amx(self.isa) {
+            return self.item(tiles, item);
+        }
+        // Each tile's rows are finished from its registers.
+        let (panel, col, first, cols, rows) = self.item_terms(item);
+        let stride = qgemm::lhs_stride(self.w.k);
+        let kq = qgemm::quads(self.w.k);
+        for block in rows.clone().step_by(MR) {
+            // SAFETY: this function's features are the tile's.
+            let acc = unsafe {
+                qgemm::unsigned_sums_avx512(&self.rows[block * stride..], stride, panel, kq)
+            };
+            for (r, &row_acc) in acc.iter().enumerate().take(rows.end - block) {
+                let row = block + r;
+                let terms = RowTerms {
+                    sum: self.row_sums[row],
+                    ..Default::default()
+                };
+                // SAFETY: row `row`, columns first..first+cols belong to this item
+                // alone; this function has avx512f.
+                unsafe {
+                    let dest = self.shared.slice(row * self.w.n + first, cols);
+                    self.out.row_avx512(row_acc, terms, col, dest);
+                }
+            }
+        }
     }
 
     // `Rescale`'s multiply and add still round separately: Rust never contracts them.
@@ -281,16 +306,19 @@ impl<E: Epilogue> Product<'_, E> {
         self.item(tiles, item)
     }
 
+    /// Item `item`'s panel of weights, its columns' terms, its first column and
+    /// number of columns, and its rows.
     #[inline(always)]
-    fn item(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
-        let (w, m) = (self.w, self.m);
-        let (k, n) = (w.k, w.n);
-        let kq = qgemm::quads(k);
-        let stride = qgemm::lhs_stride(k);
-        let panels = n.div_ceil(NR);
+    fn item_terms(
+        &self,
+        item: usize,
+    ) -> (&[u8], ColTerms<'_>, usize, usize, std::ops::Range<usize>) {
+        let w = self.w;
+        let kq = qgemm::quads(w.k);
+        let panels = w.n.div_ceil(NR);
         let (rb, p) = (item / panels, item % panels);
         let first = p * NR;
-        let cols = NR.min(n - first);
+        let cols = NR.min(w.n - first);
         let panel = &w.panels[p * kq * NR * 4..(p + 1) * kq * NR * 4];
         let col = ColTerms {
             offset: self.offsets[first..].first_chunk::<NR>(),
@@ -303,9 +331,19 @@ impl<E: Epilogue> Product<'_, E> {
                 .first_chunk::<NR>()
                 .filter(|_| self.has_bias),
         };
-        let end = m.min((rb + 1) * ROW_BLOCK);
+        let rows = rb * ROW_BLOCK..self.m.min((rb + 1) * ROW_BLOCK);
+        (panel, col, first, cols, rows)
+    }
+
+    #[inline(always)]
+    fn item(&self, tiles: &mut [qgemm::Tile; 4], item: usize) {
+        let (panel, col, first, cols, rows) = self.item_terms(item);
+        let (k, n) = (self.w.k, self.w.n);
+        let kq = qgemm::quads(k);
+        let stride = qgemm::lhs_stride(k);
+        let end = rows.end;
         let four = qgemm::prefers_tiles4(self.isa);
-        let mut block = rb * ROW_BLOCK;
+        let mut block = rows.start;
         while block < end {
             // Up to four tiles at once where the tiles prefer it: AMX takes four, and
             // AVX2 widens the panel once for however many the item has left.

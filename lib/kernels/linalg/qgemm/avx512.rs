@@ -36,8 +36,35 @@ unsafe fn run<const UNSIGNED_LHS: bool>(
     kq: usize,
     out: &mut Tile,
 ) {
+    // SAFETY: forwarded from the caller.
+    let acc = unsafe { sums::<UNSIGNED_LHS>(lhs, lhs_stride, rhs, kq) };
+    for (row, a) in out.iter_mut().zip(&acc) {
+        // SAFETY: each row is 32 i32s, two 64-byte stores.
+        unsafe {
+            _mm512_storeu_si512(row.as_mut_ptr() as *mut _, a[0]);
+            _mm512_storeu_si512(row.as_mut_ptr().add(16) as *mut _, a[1]);
+        }
+    }
+}
+
+/// A tile's sums still in registers: row r's columns 0-15 and 16-31.
+pub type Sums = [[__m512i; 2]; MR];
+
+/// The tile's sums, left in registers for an epilogue inlined after them (a tile
+/// stored and read back by the epilogue stalled on the reload).
+///
+/// # Safety
+/// As `tile`'s, and the caller is compiled with the features (this is inlined into it).
+#[inline(always)]
+pub unsafe fn sums<const UNSIGNED_LHS: bool>(
+    lhs: *const u8,
+    lhs_stride: usize,
+    rhs: *const u8,
+    kq: usize,
+) -> Sums {
     const _: () = assert!(NR == 32);
-    let mut acc = [[_mm512_setzero_si512(); 2]; MR];
+    // SAFETY: the caller has the features.
+    let mut acc = [[unsafe { _mm512_setzero_si512() }; 2]; MR];
     for q in 0..kq {
         // SAFETY: quad q of the panel is inside `rhs` (4·NR·kq bytes).
         let (r0, r1) = unsafe {
@@ -50,21 +77,18 @@ unsafe fn run<const UNSIGNED_LHS: bool>(
         for (r, a) in acc.iter_mut().enumerate() {
             // SAFETY: row r's quad q lies inside `lhs`; read unaligned.
             let quad = unsafe { (lhs.add(r * lhs_stride + q * 4) as *const i32).read_unaligned() };
-            let l = _mm512_set1_epi32(quad);
-            if UNSIGNED_LHS {
-                a[0] = _mm512_dpbusd_epi32(a[0], l, r0);
-                a[1] = _mm512_dpbusd_epi32(a[1], l, r1);
-            } else {
-                a[0] = _mm512_dpbusd_epi32(a[0], r0, l);
-                a[1] = _mm512_dpbusd_epi32(a[1], r1, l);
+            // SAFETY: as above.
+            unsafe {
+                let l = _mm512_set1_epi32(quad);
+                if UNSIGNED_LHS {
+                    a[0] = _mm512_dpbusd_epi32(a[0], l, r0);
+                    a[1] = _mm512_dpbusd_epi32(a[1], l, r1);
+                } else {
+                    a[0] = _mm512_dpbusd_epi32(a[0], r0, l);
+                    a[1] = _mm512_dpbusd_epi32(a[1], r1, l);
+                }
             }
         }
     }
-    for (row, a) in out.iter_mut().zip(&acc) {
-        // SAFETY: each row is 32 i32s, two 64-byte stores.
-        unsafe {
-            _mm512_storeu_si512(row.as_mut_ptr() as *mut _, a[0]);
-            _mm512_storeu_si512(row.as_mut_ptr().add(16) as *mut _, a[1]);
-        }
-    }
+    acc
 }

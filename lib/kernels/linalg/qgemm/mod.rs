@@ -19,6 +19,8 @@ mod portable;
 pub mod requant;
 
 pub use aligned::Aligned;
+#[cfg(target_arch = "x86_64")]
+pub use avx512::Sums;
 
 use crate::kernels::isa::Isa;
 
@@ -93,8 +95,21 @@ pub fn prefers_tiles4(isa: Isa) -> bool {
     amx(isa) || (isa == Isa::Avx2 && isa.available())
 }
 
+/// `tile` of a matmul (L unsigned) on AVX-512 VNNI, its sums left in registers for the
+/// caller's epilogue. Panics as `tile` does.
+///
+/// # Safety
+/// The CPU has avx512f, avx512bw and avx512vnni, and the caller is compiled with them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn unsigned_sums_avx512(lhs: &[u8], lhs_stride: usize, rhs: &[u8], kq: usize) -> Sums {
+    check_operands(lhs, lhs_stride, rhs, kq, MR);
+    // SAFETY: the caller's features; the check keeps every read inside the slices.
+    unsafe { avx512::sums::<true>(lhs.as_ptr(), lhs_stride, rhs.as_ptr(), kq) }
+}
+
 /// Whether `isa`'s tiles run on AMX.
-fn amx(isa: Isa) -> bool {
+pub fn amx(isa: Isa) -> bool {
     isa == Isa::Avx512Vnni && isa.available() && crate::kernels::isa::int8_tiles()
 }
 

@@ -60,6 +60,29 @@ pub trait Epilogue: Copy + Send + Sync {
     fn transpose(rows: &[[Self::Out; NR]; MR], columns: &mut [[Self::Out; MR]; NR]) {
         transpose_any(rows, columns);
     }
+
+    /// `row` of accumulators still in AVX-512 registers (columns 0-15 and 16-31).
+    ///
+    /// # Safety
+    /// The CPU has avx512f, and the caller is compiled with it (this is inlined).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn row_avx512(
+        self,
+        acc: [std::arch::x86_64::__m512i; 2],
+        r: RowTerms,
+        c: ColTerms,
+        out: &mut [Self::Out],
+    ) {
+        let mut a = [0i32; NR];
+        // SAFETY: `a` holds 32 i32s, two 64-byte stores; the caller has avx512f.
+        unsafe {
+            use std::arch::x86_64::_mm512_storeu_si512;
+            _mm512_storeu_si512(a.as_mut_ptr() as *mut _, acc[0]);
+            _mm512_storeu_si512(a.as_mut_ptr().add(16) as *mut _, acc[1]);
+        }
+        self.row(&a, r, c, out)
+    }
 }
 
 impl Epilogue for Output {
@@ -88,6 +111,19 @@ impl Epilogue for Output {
         transpose_bytes(rows, columns);
         #[cfg(not(target_arch = "x86_64"))]
         transpose_any(rows, columns);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn row_avx512(
+        self,
+        acc: [std::arch::x86_64::__m512i; 2],
+        r: RowTerms,
+        c: ColTerms,
+        out: &mut [u8],
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { registers::requantize(self, acc, r, c, out) }
     }
 }
 
@@ -141,6 +177,9 @@ fn transpose_bytes(rows: &[[u8; NR]; MR], out: &mut [[u8; MR]; NR]) {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod registers;
 
 #[cfg(target_arch = "x86_64")]
 mod masked {
@@ -229,6 +268,19 @@ impl Epilogue for Rescale {
         }
         let _ = avx512;
         small_copy(dest, &q[j..j + dest.len()]);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn row_avx512(
+        self,
+        acc: [std::arch::x86_64::__m512i; 2],
+        r: RowTerms,
+        c: ColTerms,
+        out: &mut [f32],
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { registers::rescale(self, acc, r, c, out) }
     }
 }
 
