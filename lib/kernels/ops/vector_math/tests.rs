@@ -173,7 +173,8 @@ fn worst(func: Func) -> (f64, f32) {
 
 /// Max ulp error against f64 over every 61st finite f32 whose result is a normal f32,
 /// and the bound each must stay within (measured here: exp 0.87, log 0.89, sigmoid
-/// 2.30, silu 2.97, tanh 1.43, erf 0.90, gelu 5.07, gelu-tanh 3.34). ONNX Runtime 1.31
+/// 2.30, silu 2.97, tanh 1.43, erf 0.90, gelu 5.07, gelu-tanh 193: its z in f32, see
+/// `exp::gelu_tanh`). ONNX Runtime 1.31
 /// (MLAS, one-node models, every 257th f32, same reference) measured: Exp 0.85, Log
 /// 3.05, Sigmoid 5.6e7 (its clamp at -18), Tanh 104 (near zero), Erf 0.95, Gelu 1.7e7
 /// and tanh-Gelu 7.5e7 (both for negative x). Erf is the one ORT does as well; on the
@@ -192,7 +193,7 @@ fn errors_against_f64_stay_within_their_bounds() {
         (Func::Tanh, 1.5),
         (Func::Erf, 0.95),
         (Func::Gelu, 5.5),
-        (Func::GeluTanh, 3.5),
+        (Func::GeluTanh, 256.0),
     ];
     for (func, bound) in bounds {
         let (e, at) = worst(func);
