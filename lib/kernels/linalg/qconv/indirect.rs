@@ -15,8 +15,10 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use super::super::qdriver::SharedOut;
+#[cfg(target_arch = "x86_64")]
+use super::super::qgemm::Sums;
 use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
-use super::super::qgemm::{self, MR, NR, Tile};
+use super::super::qgemm::{self, MR, NR};
 use super::Job;
 use super::channels_last::ChannelsLast;
 use crate::kernels::isa::Isa;
@@ -103,7 +105,7 @@ impl<E: Epilogue> Job<'_, E> {
                 task_avx512(self, &plan, task)
             }
             #[cfg(not(target_arch = "x86_64"))]
-            self.task(&plan, task)
+            unreachable!("the indirect convolution runs on x86-64 only: {task}")
         };
         if unit_parts * panel_parts == 1 {
             run(0);
@@ -115,6 +117,7 @@ impl<E: Epilogue> Job<'_, E> {
     /// Task `task` of `plan`: its units' pixel blocks against its panels, each tile
     /// requantized and stored channel by channel. Inlined into `task_avx512`, so the
     /// requantization is compiled for the instruction set.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn task(&self, plan: &Plan<E>, task: usize) {
         let Plan {
@@ -138,7 +141,6 @@ impl<E: Epilogue> Job<'_, E> {
         // Panels in groups that stay in cache while every unit's block passes.
         let hot = (HOT_PANEL_BYTES / panel_bytes.max(1)).max(1);
         let mut table = TapTable::default();
-        let mut tile: Tile = [[0; NR]; MR];
         let mut staged = [[E::Out::default(); NR]; MR];
         let mut columns = [[E::Out::default(); MR]; NR];
         for g0 in (p0..p1).step_by(hot) {
@@ -149,11 +151,14 @@ impl<E: Epilogue> Job<'_, E> {
                 self.tap_table(plan.cl, b, first, &mut table);
                 for p in g0..(g0 + hot).min(p1) {
                     let panel = &plan.panels[p * panel_bytes..(p + 1) * panel_bytes];
-                    multiply(plan.cl, &table, panel, &mut tile);
+                    // The tile's rows are finished from its registers.
+                    let tile = multiply(plan.cl, &table, panel);
                     let cols = NR.min(c_out - p * NR);
-                    for (r, acc) in tile.iter().enumerate().take(rows) {
-                        self.out
-                            .row(acc, RowTerms::default(), plan.columns.of(p), &mut staged[r]);
+                    for (r, &acc) in tile.iter().enumerate().take(rows) {
+                        let (terms, col) = (RowTerms::default(), plan.columns.of(p));
+                        // SAFETY: `task` runs inlined into `task_avx512`, which has
+                        // avx512f.
+                        unsafe { self.out.row_avx512(acc, terms, col, &mut staged[r]) };
                     }
                     E::transpose(&staged, &mut columns);
                     for (j, column) in columns.iter().enumerate().take(cols) {
@@ -333,9 +338,11 @@ impl Columns {
     }
 }
 
-/// `out[r][j]` = Σ over taps t and quads q of pixel r's word q at `table[t][r]`
-/// against panel column j.
-fn multiply(cl: &ChannelsLast, table: &TapTable, panel: &[u8], out: &mut Tile) {
+/// Pixel r's sums in `result[r]`: Σ over taps t and quads q of its word q at
+/// `table[t][r]` against panel column j, in lane j.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn multiply(cl: &ChannelsLast, table: &TapTable, panel: &[u8]) -> Sums {
     let cq = cl.cq;
     let bytes = cl.bytes();
     let rows = &table.rows;
@@ -347,31 +354,28 @@ fn multiply(cl: &ChannelsLast, table: &TapTable, panel: &[u8], out: &mut Tile) {
         !rows.is_empty() && table.reach <= bytes.len() && table.reach > 0,
         "tap table not checked against this input"
     );
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller checked `usable` (AVX-512 VNNI); `TapTable::check` and the
-    // asserts above keep every read inside `bytes` and `panel`.
-    unsafe {
-        multiply_avx512(bytes.as_ptr(), rows, cq, panel.as_ptr(), out)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("the indirect convolution runs on x86-64 only");
+    // SAFETY: the caller checked `usable` (AVX-512 VNNI) and runs inlined into
+    // `task_avx512`; `TapTable::check` and the asserts above keep every read inside
+    // `bytes` and `panel`.
+    unsafe { multiply_avx512(bytes.as_ptr(), rows, cq, panel.as_ptr()) }
 }
 
 /// # Safety
-/// The CPU has AVX-512 VNNI; for every offset o of `table`, `base[o..o + 4·cq]` is
-/// readable, and `rhs` holds `table.len()·cq` quads of NR columns.
+/// The CPU has AVX-512 VNNI and the caller is compiled with it (this is inlined); for
+/// every offset o of `table`, `base[o..o + 4·cq]` is readable, and `rhs` holds
+/// `table.len()·cq` quads of NR columns.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[inline(always)]
 unsafe fn multiply_avx512(
     base: *const u8,
     table: &[[usize; MR]],
     cq: usize,
     rhs: *const u8,
-    out: &mut Tile,
-) {
+) -> Sums {
     use std::arch::x86_64::*;
     const _: () = assert!(NR == 32);
-    let mut acc = [[_mm512_setzero_si512(); 2]; MR];
+    // SAFETY: the caller has the features.
+    let mut acc = [[unsafe { _mm512_setzero_si512() }; 2]; MR];
     let mut rhs = rhs;
     for tap in table {
         // SAFETY: each offset is inside the input (the caller's promise).
@@ -391,11 +395,5 @@ unsafe fn multiply_avx512(
             }
         }
     }
-    for (row, a) in out.iter_mut().zip(&acc) {
-        // SAFETY: each row is NR i32s, two 64-byte stores.
-        unsafe {
-            _mm512_storeu_si512(row.as_mut_ptr() as *mut _, a[0]);
-            _mm512_storeu_si512(row.as_mut_ptr().add(16) as *mut _, a[1]);
-        }
-    }
+    acc
 }
