@@ -10,6 +10,8 @@ use rayon::prelude::*;
 
 use crate::kernels::split::{Cost, units_per_task};
 
+mod wide;
+
 /// Pool geometry along the columns: kernel, stride, padding, dilation.
 #[derive(Clone, Copy)]
 pub(super) struct Columns {
@@ -44,8 +46,10 @@ pub(super) fn max_pool(
     if plane_out == 0 {
         return;
     }
-    // Whole blocks past the row's last position, so no block is cut short.
-    let len = cols.span().max(cols.padding + iw).next_multiple_of(BLOCK) + 2 * BLOCK;
+    // Whole blocks past the row's last position, so no block is cut short (and as
+    // long as the wide path reads).
+    let len = (cols.span().max(cols.padding + iw).next_multiple_of(BLOCK) + 2 * BLOCK)
+        .max(wide::len(iw, cols));
     let planes = out.len() / plane_out;
     // Costed per input byte as requantizing arithmetic, not a move: the row and
     // column passes and the stride-2 split come to about 0.27 ns a byte (ResNet-18's
@@ -61,6 +65,12 @@ pub(super) fn max_pool(
                 acc: vec![0; cols.outputs.next_multiple_of(BLOCK)],
             },
             |rows, (y, plane)| {
+                #[cfg(target_arch = "x86_64")]
+                if wide::applies(cols) {
+                    // SAFETY: `applies` checked the CPU's features.
+                    unsafe { wide::plane(&mut rows.padded, plane, iw, row_taps, cols, flip, y) };
+                    return;
+                }
                 super::zip::with_avx2(
                     #[inline(always)]
                     || rows.plane(plane, iw, row_taps, cols, flip, y),
