@@ -8,14 +8,15 @@
 //! It gives the unfused ops' bytes: each product is the same `sgemm` call on the same
 //! `[M, K] · [K, N]` and `[M, N] · [N, D]` matrices (whose result does not depend on
 //! the thread count), the scale and mask are the same f32 operations in the same
-//! order, and the softmax is `norm::softmax_row`.
+//! order, and the softmax is `norm::softmax_group`.
 
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::sgemm::{self, Matrix, Threads};
 use crate::kernels::isa::Isa;
-use crate::kernels::ops::norm::softmax_row;
+use crate::kernels::ops::norm::softmax_group;
+use crate::kernels::ops::vector_math::SOFTMAX_ROWS;
 use crate::kernels::ops::vector_math::{Func, map_on};
 use crate::kernels::tensor::layout::{
     broadcast_shapes, broadcast_strides, result_count, step_offsets,
@@ -145,7 +146,7 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
         }
         let mut probs = vec![0.0f32; m * n];
         let mut capped = vec![0.0f32; if softcap.is_some() { n } else { 0 }];
-        for (i, (s, p)) in scores.chunks_mut(n).zip(probs.chunks_mut(n)).enumerate() {
+        for (i, s) in scores.chunks_mut(n).enumerate() {
             let mask_row = match &mask {
                 Some((rows, values)) => match rows.row(b, i) {
                     (at, 0) => MaskRow::Same(values[at]),
@@ -180,7 +181,11 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
                     }
                 }
             }
-            softmax_row(s, p);
+        }
+        // The rows' softmax a group at a time, whose chains overlap.
+        let group = n * SOFTMAX_ROWS;
+        for (s, p) in scores.chunks(group).zip(probs.chunks_mut(group)) {
+            softmax_group(s, p, n);
         }
         sgemm::multiply(view(&probs, m, n), view(vb, n, d), y, d, Threads::One)
     };

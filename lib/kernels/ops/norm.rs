@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::row_reduce::{max_or_nan, sum_f64};
-use super::vector_math::{Func, map_on, softmax_row_on};
+use super::vector_math::{Func, SOFTMAX_ROWS, map_on, softmax_rows_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::data::{Prec, cast, from_f64};
 use crate::kernels::tensor::dtype::DType;
@@ -194,8 +194,9 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
         return y;
     }
     let rows = |x: &[f32], y: &mut [f32]| {
-        for (x, y) in x.chunks(size).zip(y.chunks_mut(size)) {
-            softmax_row(x, y);
+        let group = size * SOFTMAX_ROWS;
+        for (x, y) in x.chunks(group).zip(y.chunks_mut(group)) {
+            softmax_group(x, y, size);
         }
     };
     if x.len() >= 1 << 15 {
@@ -209,13 +210,19 @@ fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
     y
 }
 
-/// Softmax of one f32 row `x` into `y`: `softmax_rows`' arithmetic, which the fused
-/// attention kernel shares so that it gives the bytes of the unfused ops. The passes
-/// run in one vector function (`vector_math::softmax_row_on`); a row whose sum is NaN
+/// Softmax of each row of `n` f32s of `x` (at most `SOFTMAX_ROWS` of them) into `y`:
+/// `softmax_rows`' arithmetic, which the fused attention kernel shares so that it
+/// gives the bytes of the unfused ops. The passes run in one vector function, the
+/// group's rows side by side (`vector_math::softmax_rows_on`); a row whose sum is NaN
 /// runs them one by one, with a maximum that keeps the NaN.
-pub(crate) fn softmax_row(x: &[f32], y: &mut [f32]) {
-    if !softmax_row_on(Isa::best(), x, y) {
-        softmax_row_in_passes(x, y);
+pub(crate) fn softmax_group(x: &[f32], y: &mut [f32], n: usize) {
+    if n == 0 || softmax_rows_on(Isa::best(), x, y, n) {
+        return;
+    }
+    for (x, y) in x.chunks(n).zip(y.chunks_mut(n)) {
+        if !softmax_rows_on(Isa::best(), x, y, n) {
+            softmax_row_in_passes(x, y);
+        }
     }
 }
 
@@ -316,7 +323,7 @@ mod tests {
     fn softmax_row_gives_the_bytes_of_separate_passes_on_every_path() {
         use super::softmax_row_in_passes;
         use crate::kernels::isa::Isa;
-        use crate::kernels::ops::vector_math::softmax_row_on;
+        use crate::kernels::ops::vector_math::softmax_rows_on;
         // Lengths around the 16 lanes and the vector widths; values across magnitudes,
         // a row dominated by one value, a masked row, infinities and a NaN.
         for n in [0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 128, 333] {
@@ -345,7 +352,7 @@ mod tests {
                         continue;
                     }
                     let mut got = vec![0.0f32; n];
-                    if !softmax_row_on(isa, x, &mut got) {
+                    if !softmax_rows_on(isa, x, &mut got, n) {
                         assert!(x.iter().any(|v| !v.is_finite()), "n {n} {isa:?}: {x:?}");
                         continue;
                     }
@@ -355,6 +362,31 @@ mod tests {
                         .all(|(a, b)| a.to_bits() == b.to_bits());
                     assert!(same, "n {n} {isa:?}: {got:?} vs {want:?}");
                 }
+            }
+        }
+    }
+
+    /// A group of rows side by side gives each row's own bytes, a NaN row among them
+    /// included (the group falls back to rows one by one).
+    #[test]
+    fn softmax_groups_give_each_rows_bytes() {
+        use super::{softmax_group, softmax_row_in_passes};
+        for n in [1usize, 15, 16, 33, 128] {
+            for rows in 1..=4 {
+                let mut x: Vec<f32> = (0..rows * n)
+                    .map(|i| ((i * 7919) % 1013) as f32 * 0.0137 - 6.9)
+                    .collect();
+                if rows == 3 {
+                    x[n + n / 2] = f32::NAN;
+                }
+                let mut want = vec![0.0f32; x.len()];
+                for (x, y) in x.chunks(n).zip(want.chunks_mut(n)) {
+                    softmax_row_in_passes(x, y);
+                }
+                let mut got = vec![0.0f32; x.len()];
+                softmax_group(&x, &mut got, n);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "n {n} rows {rows}");
             }
         }
     }

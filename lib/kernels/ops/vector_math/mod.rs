@@ -97,35 +97,39 @@ pub(crate) fn map_on(isa: Isa, func: Func, x: &[f32], out: &mut [f32]) {
     by_func::<f32>(func, x, out);
 }
 
-/// `exp(x - max) / Σ exp(x - max)` of one row `x` into `y` (as long), `max` being its
-/// maximum (`softmax::softmax_row` says how it rounds), on `isa`, which the CPU must
-/// have; `false` when the sum is NaN, and `y` is to be recomputed.
-pub(crate) fn softmax_row_on(isa: Isa, x: &[f32], y: &mut [f32]) -> bool {
+/// `exp(x - max) / Σ exp(x - max)` of each row of `n` elements of `x` (at most
+/// `SOFTMAX_ROWS` rows) into `y` (as long), `max` being the row's maximum
+/// (`softmax::softmax_rows` says how it rounds), on `isa`, which the CPU must have;
+/// `false` when a row's sum is NaN, and `y` is to be recomputed.
+pub(crate) fn softmax_rows_on(isa: Isa, x: &[f32], y: &mut [f32], n: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         if isa >= Isa::Avx512Vnni && isa.available() {
             // SAFETY: the level's features were detected on this CPU.
-            return unsafe { softmax_avx512(x, y) };
+            return unsafe { softmax_avx512(x, y, n) };
         }
         if isa >= Isa::Avx2 && isa.available() {
             // SAFETY: as above.
-            return unsafe { softmax_avx2(x, y) };
+            return unsafe { softmax_avx2(x, y, n) };
         }
     }
     let _ = isa;
-    softmax::softmax_row::<f32>(x, y)
+    softmax::softmax_rows::<f32>(x, y, n)
 }
+
+/// Rows `softmax_rows_on` takes at once.
+pub(crate) const SOFTMAX_ROWS: usize = softmax::GROUP_ROWS;
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn softmax_avx2(x: &[f32], y: &mut [f32]) -> bool {
-    softmax::softmax_row::<avx2::Avx2>(x, y)
+fn softmax_avx2(x: &[f32], y: &mut [f32], n: usize) -> bool {
+    softmax::softmax_rows::<avx2::Avx2>(x, y, n)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
-fn softmax_avx512(x: &[f32], y: &mut [f32]) -> bool {
-    softmax::softmax_row::<avx512::Avx512>(x, y)
+fn softmax_avx512(x: &[f32], y: &mut [f32], n: usize) -> bool {
+    softmax::softmax_rows::<avx512::Avx512>(x, y, n)
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -15,12 +15,46 @@ use crate::kernels::ops::row_reduce::sum_f64;
 /// Lanes of the widest vector: the tail goes through one padded vector.
 const LANES: usize = 16;
 
-/// `exp(x - max) / sum` of the row `x` into `y` (as long); `false` when the sum is
-/// NaN (a NaN in the row, or infinities of both signs), and `y` is then to be
-/// recomputed.
+/// Rows a group runs side by side.
+pub(super) const GROUP_ROWS: usize = 4;
+
+/// `exp(x - max) / sum` of each row of `n` elements of `x` (at most `GROUP_ROWS`)
+/// into `y` (as long); `false` when a row's sum is NaN (a NaN in the row, or
+/// infinities of both signs), and `y` is then to be recomputed. Each pass runs over
+/// every row of the group before the next pass: a row's passes are chains of
+/// dependent steps (128 elements took ~3 cycles each row by row), and the rows'
+/// chains overlap. Each row's arithmetic is the single row's.
 #[inline(always)]
-pub(super) fn softmax_row<V: Lanes>(x: &[f32], y: &mut [f32]) -> bool {
-    let n = x.len().min(y.len());
+pub(super) fn softmax_rows<V: Lanes>(x: &[f32], y: &mut [f32], n: usize) -> bool {
+    if n == 0 {
+        return true;
+    }
+    let rows = (x.len().min(y.len()) / n).min(GROUP_ROWS);
+    let mut shift = [0.0f32; GROUP_ROWS];
+    for (r, m) in shift.iter_mut().enumerate().take(rows) {
+        *m = row_max::<V>(&x[r * n..(r + 1) * n]);
+    }
+    for (r, &m) in shift.iter().enumerate().take(rows) {
+        exps::<V>(&x[r * n..(r + 1) * n], &mut y[r * n..(r + 1) * n], m);
+    }
+    let mut inv = [0.0f32; GROUP_ROWS];
+    for (r, v) in inv.iter_mut().enumerate().take(rows) {
+        let sum = sum_f64(&y[r * n..(r + 1) * n]) as f32;
+        if sum.is_nan() {
+            return false;
+        }
+        *v = (1.0 / f64::from(sum)) as f32;
+    }
+    for (r, &v) in inv.iter().enumerate().take(rows) {
+        scale::<V>(&mut y[r * n..(r + 1) * n], v);
+    }
+    true
+}
+
+/// The row's maximum as `vmaxps` takes it (NaNs dropped).
+#[inline(always)]
+fn row_max<V: Lanes>(x: &[f32]) -> f32 {
+    let n = x.len();
     let vectors = n - n % V::N;
     let mut top = V::splat(f32::NEG_INFINITY);
     for x in x[..vectors].chunks_exact(V::N) {
@@ -28,10 +62,17 @@ pub(super) fn softmax_row<V: Lanes>(x: &[f32], y: &mut [f32]) -> bool {
     }
     let mut lanes = [f32::NEG_INFINITY; LANES];
     top.store(&mut lanes);
-    let max = lanes[..V::N]
+    lanes[..V::N]
         .iter()
         .chain(&x[vectors..n])
-        .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+        .fold(f32::NEG_INFINITY, |m, &v| m.max(v))
+}
+
+/// `y = exp(x - max)`, the tail through a padded vector.
+#[inline(always)]
+fn exps<V: Lanes>(x: &[f32], y: &mut [f32], max: f32) {
+    let n = x.len().min(y.len());
+    let vectors = n - n % V::N;
     let shift = V::splat(max);
     for (x, y) in x[..vectors]
         .chunks_exact(V::N)
@@ -46,16 +87,17 @@ pub(super) fn softmax_row<V: Lanes>(x: &[f32], y: &mut [f32]) -> bool {
         exp(V::load(&padded).sub(shift)).store(&mut res);
         y[vectors..n].copy_from_slice(&res[..n - vectors]);
     }
-    let sum = sum_f64(&y[..n]) as f32;
-    if sum.is_nan() {
-        return false;
-    }
-    let inv = (1.0 / f64::from(sum)) as f32;
-    for y in y[..vectors].chunks_exact_mut(V::N) {
+}
+
+/// `y *= inv`.
+#[inline(always)]
+fn scale<V: Lanes>(y: &mut [f32], inv: f32) {
+    let vectors = y.len() - y.len() % V::N;
+    let (whole, tail) = y.split_at_mut(vectors);
+    for y in whole.chunks_exact_mut(V::N) {
         V::load(y).mul(V::splat(inv)).store(y);
     }
-    for e in &mut y[vectors..n] {
+    for e in tail {
         *e *= inv;
     }
-    true
 }
