@@ -4,8 +4,10 @@
 //! weights (packed once at plan time) multiplied on the integer tiles of `linalg`, and
 //! each int32 sum converted to f32, times `x_scale·w_scale[channel]`, plus the bias
 //! when there is one. Every float operation is the unfused IR's, in its order, so the
-//! results are identical. Where the fast path declines (unusual geometry), the
-//! reference runs the int32 kernel of the unfused IR and the same rescale.
+//! results are identical. Products that read one input in turn (a transformer's query,
+//! key and value projections) quantize it once (`rows::quantized_once`). Where the fast
+//! path declines (unusual geometry), the reference runs the int32 kernel of the unfused
+//! IR and the same rescale.
 
 use std::sync::Arc;
 
@@ -216,15 +218,24 @@ fn packed_matmul(
     if k != w.depth() || k == 0 {
         return Ok(None);
     }
-    let (values, scale, zero_point) = input_range(isa, a)?;
-    let multipliers = multipliers(scale, c, columns)?;
+    let Value::Tensor(input) = c.arg(0)? else {
+        return Ok(None);
+    };
+    let q = rows::quantized_once(input, k, || {
+        let (values, scale, zero_point) = input_range(isa, a)?;
+        Ok(rows::Quantized {
+            rows: std::rc::Rc::new(rows::quantize(values, k, scale, zero_point)),
+            scale,
+            zero_point,
+        })
+    })?;
+    let multipliers = multipliers(q.scale, c, columns)?;
     let bias = bias(c, columns)?;
-    let packed = rows::quantize(values, k, scale, zero_point);
     qmatmul::run_rescaled_packed(
         isa,
         lead,
-        &packed,
-        zero_point,
+        &q.rows,
+        q.zero_point,
         w,
         &multipliers,
         bias.as_deref(),
