@@ -154,4 +154,15 @@ impl Lanes for Avx512 {
     fn to_float(a: __m512i) -> Self {
         Avx512(avx512!(_mm512_cvtepi32_ps(a)))
     }
+    /// `vscalefps`: p·2^n with one rounding (subnormal results included), as the two
+    /// multiplies round it, in one instruction instead of eight.
+    #[inline(always)]
+    fn times_pow2(p: Self, n: Self, _ni: __m512i, scale: i32) -> Self {
+        let n = if scale == 0 {
+            n.0
+        } else {
+            avx512!(_mm512_add_ps(n.0, _mm512_set1_ps(scale as f32)))
+        };
+        Avx512(avx512!(_mm512_scalef_ps(p.0, n)))
+    }
 }

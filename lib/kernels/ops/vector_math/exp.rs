@@ -2,8 +2,9 @@
 //!
 //! exp reduces x to `n·ln2 + r` with |r| ≤ ln2/2 (ln2 in two parts, so `r` is exact
 //! to ~2^-40), evaluates e^r by a degree-6 polynomial fitted for relative error
-//! (3.5e-9 on the interval), and scales by 2^n in two steps, so that results in the
-//! subnormal range are rounded once. The others avoid the cancellations of their
+//! (3.5e-9 on the interval), and scales by 2^n rounding once, so that results in the
+//! subnormal range are rounded once (`Lanes::times_pow2`: two multiplies, or one
+//! `vscalefps` on AVX-512). The others avoid the cancellations of their
 //! textbook forms: sigmoid and its products take e^-|x| ≤ 1, and tanh(a) for larger
 //! a is `1 - 2t/(1+t)` with t = e^-2a.
 
@@ -49,13 +50,9 @@ pub(super) fn exp_scaled<V: Lanes>(x: V, scale: i32) -> V {
     let r = n.fma(V::splat(-LN2_LO), r);
     let q = poly(r, &EXP_C);
     let p = r.fma(q.fma(r, V::splat(1.0)), V::splat(1.0));
-    // n in [-150, 128] as an integer, in two halves each within the normal exponents.
+    // n in [-150, 128] as an integer, from t's low bits.
     let ni = V::isub(t.bits(), V::splat(ROUND).bits());
-    let n1 = V::sra1(ni);
-    let n2 = V::isub(ni, n1);
-    let s1 = V::from_bits(V::shl23(V::iadd(n1, V::isplat(127))));
-    let s2 = V::from_bits(V::shl23(V::iadd(n2, V::isplat(127 + scale))));
-    p.mul(s1).mul(s2)
+    V::times_pow2(p, n, ni, scale)
 }
 
 #[inline(always)]

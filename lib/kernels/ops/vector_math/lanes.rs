@@ -50,6 +50,20 @@ pub(super) trait Lanes: Copy {
     fn sra1(a: Self::Int) -> Self::Int;
     /// The integer as a float, rounded to nearest even.
     fn to_float(a: Self::Int) -> Self;
+
+    /// `p·2^(n + scale)` rounded once, for `p` within [0.5, 2], `n` an integer in
+    /// [-150, 128] given as a float and as an integer `ni`, and `scale` 0 or 24: two
+    /// multiplies by powers of two within the normal range, the first exact. A CPU
+    /// with a scaling instruction rounds the same product once in one.
+    #[inline(always)]
+    fn times_pow2(p: Self, n: Self, ni: Self::Int, scale: i32) -> Self {
+        let _ = n;
+        let n1 = Self::sra1(ni);
+        let n2 = Self::isub(ni, n1);
+        let s1 = Self::from_bits(Self::shl23(Self::iadd(n1, Self::isplat(127))));
+        let s2 = Self::from_bits(Self::shl23(Self::iadd(n2, Self::isplat(127 + scale))));
+        p.mul(s1).mul(s2)
+    }
 }
 
 /// One lane in plain Rust: the reference every vector path must equal.
