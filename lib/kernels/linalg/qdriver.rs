@@ -3,11 +3,11 @@
 //! write in parallel.
 
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
 use crate::kernels::tensor::Data;
+use crate::kernels::tensor::unfilled::cleared;
 
 /// The bytes of an 8-bit tensor moved into the unsigned (`signed == false`) or signed
 /// range, and the shift that moves its zero points along with them. Borrowed when no
@@ -25,16 +25,6 @@ pub fn shifted(data: &Data, signed: bool) -> Option<(Cow<'_, [u8]>, i64)> {
         (Data::I8(v), false) => Some((v.iter().map(|&b| b as u8 ^ 0x80).collect(), 128)),
         _ => None,
     }
-}
-
-/// `dest` filled with `T::default()`, as initialized elements.
-fn cleared<T: Copy + Default>(dest: &mut [MaybeUninit<T>]) -> &mut [T] {
-    for d in dest.iter_mut() {
-        d.write(T::default());
-    }
-    // SAFETY: every element was written just above, and `MaybeUninit<T>` has `T`'s
-    // size, alignment and layout, so the slice is one of initialized `T`s.
-    unsafe { &mut *(dest as *mut [MaybeUninit<T>] as *mut [T]) }
 }
 
 /// `vec![T::default(); len]`, cleared by the pool's threads a block each: clearing

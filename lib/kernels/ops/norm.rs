@@ -4,6 +4,8 @@
 //! offset; softmax subtracts the maximum, sums the exponentials in f64, and scales
 //! by the reciprocal of the sum (log-softmax subtracts its logarithm).
 
+use std::mem::MaybeUninit;
+
 use anyhow::{Result, bail};
 
 use rayon::prelude::*;
@@ -13,6 +15,7 @@ use super::vector_math::{Func, SOFTMAX_ROWS, map_on, softmax_rows_on};
 use crate::kernels::isa::Isa;
 use crate::kernels::tensor::data::{Prec, cast, from_f64};
 use crate::kernels::tensor::dtype::DType;
+use crate::kernels::tensor::unfilled::{cleared, written_by};
 use crate::kernels::tensor::value::Value;
 use crate::kernels::tensor::{Data, Tensor};
 use crate::kernels::{Call, Kernel, args};
@@ -189,25 +192,32 @@ fn softmax(c: &Call, log: bool) -> Result<Vec<Value>> {
 /// summed in f64 and rounded once, then each times the f32 reciprocal of the sum, as
 /// the general path rounds them. Rows are split over the pool when there are many.
 fn softmax_rows(x: &[f32], size: usize) -> Vec<f32> {
-    let mut y = vec![0.0f32; x.len()];
     if size == 0 {
-        return y;
+        return vec![0.0f32; x.len()];
     }
-    let rows = |x: &[f32], y: &mut [f32]| {
+    // Each task clears its own part of the output (a serial clear of the whole on
+    // the calling thread kept a second core from helping).
+    let rows = |x: &[f32], y: &mut [MaybeUninit<f32>]| {
+        let y = cleared(y);
         let group = size * SOFTMAX_ROWS;
         for (x, y) in x.chunks(group).zip(y.chunks_mut(group)) {
             softmax_group(x, y, size);
         }
     };
-    if x.len() >= 1 << 15 {
-        let rows_per_task = ((1 << 13) / size).max(1) * size;
-        x.par_chunks(rows_per_task)
-            .zip(y.par_chunks_mut(rows_per_task))
-            .for_each(|(x, y)| rows(x, y));
-    } else {
-        rows(x, &mut y);
+    // SAFETY: `rows` clears, so writes, every element of each part, and the parts
+    // cover the output.
+    unsafe {
+        written_by(x.len(), |y| {
+            if x.len() >= 1 << 15 {
+                let rows_per_task = ((1 << 13) / size).max(1) * size;
+                x.par_chunks(rows_per_task)
+                    .zip(y.par_chunks_mut(rows_per_task))
+                    .for_each(|(x, y)| rows(x, y));
+            } else {
+                rows(x, y);
+            }
+        })
     }
-    y
 }
 
 /// Softmax of each row of `n` f32s of `x` (at most `SOFTMAX_ROWS` of them) into `y`:

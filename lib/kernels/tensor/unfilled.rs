@@ -23,6 +23,18 @@ pub unsafe fn written_by<T>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) 
     v
 }
 
+/// `dest` filled with `T::default()`, as initialized elements: for a kernel whose
+/// writes need initialized elements, clearing each task's part on its own thread
+/// (hot in its cache) instead of the whole output on the calling thread.
+pub fn cleared<T: Copy + Default>(dest: &mut [MaybeUninit<T>]) -> &mut [T] {
+    for d in dest.iter_mut() {
+        d.write(T::default());
+    }
+    // SAFETY: every element was written just above, and `MaybeUninit<T>` has `T`'s
+    // size, alignment and layout, so the slice is one of initialized `T`s.
+    unsafe { &mut *(dest as *mut [MaybeUninit<T>] as *mut [T]) }
+}
+
 /// Initialized elements seen as possibly uninitialized ones, for a kernel that writes
 /// into either: writing a `Copy` value over a `Copy` value never drops or reads one.
 pub fn as_unfilled<T: Copy>(v: &mut [T]) -> &mut [MaybeUninit<T>] {
