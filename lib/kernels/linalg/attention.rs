@@ -120,8 +120,11 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
     if out.is_empty() {
         return args::ret(c, Tensor::new(shape, Data::F32(out))?);
     }
-    let head = |(b, y): (usize, &mut [f32])| -> bool {
-        let mut scores = vec![0.0f32; m * n];
+    // A thread's score and probability buffers serve all its heads: the product
+    // writes every score and the softmax every probability, so they are not cleared
+    // again per head.
+    let buffers = || (vec![0.0f32; m * n], vec![0.0f32; m * n]);
+    let head = |(scores, probs): &mut (Vec<f32>, Vec<f32>), (b, y): (usize, &mut [f32])| -> bool {
         let view = |data, rows, cols| Matrix {
             data,
             rows,
@@ -135,16 +138,9 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
         ) else {
             return false;
         };
-        if !sgemm::multiply(
-            view(qb, m, k),
-            view(ktb, k, n),
-            &mut scores,
-            n,
-            Threads::One,
-        ) {
+        if !sgemm::multiply(view(qb, m, k), view(ktb, k, n), scores, n, Threads::One) {
             return false;
         }
-        let mut probs = vec![0.0f32; m * n];
         let mut capped = vec![0.0f32; if softcap.is_some() { n } else { 0 }];
         for (i, s) in scores.chunks_mut(n).enumerate() {
             let mask_row = match &mask {
@@ -187,12 +183,16 @@ pub fn attention(c: &Call) -> Result<Vec<Value>> {
         for (s, p) in scores.chunks(group).zip(probs.chunks_mut(group)) {
             softmax_group(s, p, n);
         }
-        sgemm::multiply(view(&probs, m, n), view(vb, n, d), y, d, Threads::One)
+        sgemm::multiply(view(probs, m, n), view(vb, n, d), y, d, Threads::One)
     };
     let fine = if batches > 1 && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(m * d).enumerate().map(head).all(|ok| ok)
+        out.par_chunks_mut(m * d)
+            .enumerate()
+            .map_init(buffers, head)
+            .all(|ok| ok)
     } else {
-        out.chunks_mut(m * d).enumerate().all(head)
+        let mut own = buffers();
+        out.chunks_mut(m * d).enumerate().all(|h| head(&mut own, h))
     };
     if !fine {
         bail!("internal error: an attention operand is shorter than its shape");
