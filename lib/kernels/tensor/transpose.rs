@@ -18,6 +18,23 @@ pub fn tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<T> {
     if size == 0 {
         return out;
     }
+    // Narrow matrices (an NHWC plane of a few channels, a position-bias table of a few
+    // heads): each output row reads one column, an interleaved group the compiler
+    // loads with shuffles. Tile by tile they moved element by element, ~3 cycles each
+    // (T5's [128·128, 4] bytes: 40 us).
+    let narrow = match cols {
+        2 => Some(narrow::<T, 2> as fn(&[T], &mut [T])),
+        3 => Some(narrow::<T, 3> as fn(&[T], &mut [T])),
+        4 => Some(narrow::<T, 4> as fn(&[T], &mut [T])),
+        8 => Some(narrow::<T, 8> as fn(&[T], &mut [T])),
+        _ => None,
+    };
+    if let Some(narrow) = narrow.filter(|_| rows >= 4 * TILE) {
+        for (src, dst) in v.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
+            narrow(src, dst);
+        }
+        return out;
+    }
     for (src, dst) in v.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
         for i0 in (0..rows).step_by(TILE) {
             for j0 in (0..cols).step_by(TILE) {
@@ -33,6 +50,19 @@ pub fn tiles<T: Copy + Default>(v: &[T], rows: usize, cols: usize) -> Vec<T> {
         }
     }
     out
+}
+
+/// One `[rows, C]` matrix `src` transposed into `dst`.
+fn narrow<T: Copy, const C: usize>(src: &[T], dst: &mut [T]) {
+    let (groups, _) = src.as_chunks::<C>();
+    let rows = groups.len();
+    let mut parts = dst[..rows * C].chunks_exact_mut(rows.max(1));
+    let mut columns: [&mut [T]; C] = std::array::from_fn(|_| parts.next().unwrap_or_default());
+    for (i, group) in groups.iter().enumerate() {
+        for (column, &v) in columns.iter_mut().zip(group) {
+            column[i] = v;
+        }
+    }
 }
 
 /// `tiles` for f32, 8×8 blocks through AVX2 where the CPU has it.
@@ -143,6 +173,36 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Narrow matrices and the tiled ones against the definition, several at once.
+    #[test]
+    fn every_shape_moves_each_element_to_its_transposed_place() {
+        for (batch, rows, cols) in [
+            (1, 200, 4),
+            (3, 128, 2),
+            (2, 129, 3),
+            (1, 300, 8),
+            (2, 127, 4),
+            (1, 70, 33),
+        ] {
+            let v: Vec<u8> = (0..batch * rows * cols)
+                .map(|i| (i * 7 % 251) as u8)
+                .collect();
+            let got = tiles(&v, rows, cols);
+            for b in 0..batch {
+                for i in 0..rows {
+                    for j in 0..cols {
+                        let at = b * rows * cols;
+                        assert_eq!(
+                            got[at + j * rows + i],
+                            v[at + i * cols + j],
+                            "{batch}x{rows}x{cols}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn f32_blocks_move_like_the_scalar_tiles() {
