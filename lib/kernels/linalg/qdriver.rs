@@ -68,6 +68,24 @@ impl<T> SharedOut<T> {
 
     /// The `n` bytes at `at` as a slice.
     ///
+    /// Elements in the buffer.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `slice` without its bounds check, for loops that check their whole range once.
+    ///
+    /// # Safety
+    /// `at + n` is at most `len()`, and no other worker touches these elements while
+    /// the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    pub unsafe fn slice_unchecked(&self, at: usize, n: usize) -> &mut [T] {
+        debug_assert!(at + n <= self.len, "output slice out of bounds");
+        // SAFETY: in bounds and exclusive by the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
+    }
+
     /// # Safety
     /// No other worker touches these bytes while the slice lives.
     #[allow(clippy::mut_from_ref)]
