@@ -194,13 +194,21 @@ impl<E: Epilogue> Job<'_, E> {
         let live = MR.min(s.pixels().saturating_sub(first));
         let base = b * id * ih * iw * word;
         let pad = cl.padding() * 4;
-        let mut at = s.output_at(first);
+        if table.taps.is_empty() {
+            table.taps = self.tap_offsets(word);
+        }
+        // The block after the last one starts where that one's walk ended: no
+        // divisions (three per block were a tenth of the table's cost).
+        let mut at = match table.after {
+            Some((next, at)) if next == first => at,
+            _ => s.output_at(first),
+        };
         let mut origin = [[0isize; 3]; MR];
         for o in origin.iter_mut().take(live) {
             *o = s.window_origin(at);
             s.next_output(&mut at);
         }
-        let [kd, kh, kw] = s.kernel;
+        table.after = Some((first + live, at));
         let span = s.reach();
         let all_inside = live == MR
             && (0..3).all(|d| {
@@ -208,33 +216,29 @@ impl<E: Epilogue> Job<'_, E> {
                     .iter()
                     .all(|o| o[d] >= 0 && o[d] + span[d] < s.input[d] as isize)
             });
+        let taps = table.taps.len();
         let rows = &mut table.rows;
-        rows.clear();
+        rows.resize(taps, [0; MR]);
         if all_inside {
             let pixel: [usize; MR] = std::array::from_fn(|r| {
                 let [t0, t1, t2] = origin[r].map(|v| v as usize);
                 base + ((t0 * ih + t1) * iw + t2) * word
             });
-            let mut tap = 0;
-            for a in 0..kd {
-                for c in 0..kh {
-                    for e in 0..kw {
-                        tap = ((a * s.dilation[0] * ih + c * s.dilation[1]) * iw
-                            + e * s.dilation[2])
-                            * word;
-                        rows.push(pixel.map(|p| p + tap));
-                    }
-                }
+            for (row, &tap) in rows.iter_mut().zip(&table.taps) {
+                *row = pixel.map(|p| p + tap);
             }
             // The last tap lies furthest along each axis, so its offsets are the largest.
-            let largest = pixel.iter().max().map_or(0, |&p| p + tap);
+            let last = table.taps.last().copied().unwrap_or(0);
+            let largest = pixel.iter().max().map_or(0, |&p| p + last);
             table.check(cl, largest);
         } else {
+            let [kd, kh, kw] = s.kernel;
+            let mut t = 0;
             for a in 0..kd {
                 for c in 0..kh {
                     for e in 0..kw {
                         let offset = [a * s.dilation[0], c * s.dilation[1], e * s.dilation[2]];
-                        let row: [usize; MR] = std::array::from_fn(|r| {
+                        rows[t] = std::array::from_fn(|r| {
                             let t: [isize; 3] = std::array::from_fn(|d| {
                                 origin[r][d].wrapping_add(offset[d] as isize)
                             });
@@ -248,13 +252,32 @@ impl<E: Epilogue> Job<'_, E> {
                                 pad
                             }
                         });
-                        rows.push(row);
+                        t += 1;
                     }
                 }
             }
             let largest = rows.iter().flatten().max().copied().unwrap_or(0);
             table.check(cl, largest);
         }
+    }
+
+    /// Each kernel tap's byte offset from its window's origin in the channels-last
+    /// input, in the taps' order (depth, row, column).
+    fn tap_offsets(&self, word: usize) -> Vec<usize> {
+        let s = self.s;
+        let [_, ih, iw] = s.input;
+        let [kd, kh, kw] = s.kernel;
+        let mut taps = Vec::with_capacity(kd * kh * kw);
+        for a in 0..kd {
+            for c in 0..kh {
+                for e in 0..kw {
+                    let position =
+                        (a * s.dilation[0] * ih + c * s.dilation[1]) * iw + e * s.dilation[2];
+                    taps.push(position * word);
+                }
+            }
+        }
+        taps
     }
 }
 
@@ -263,6 +286,10 @@ impl<E: Epilogue> Job<'_, E> {
 #[derive(Default)]
 struct TapTable {
     rows: Vec<[usize; MR]>,
+    /// Each tap's offset from its window's origin (`tap_offsets`), found once a call.
+    taps: Vec<usize>,
+    /// The first pixel after the last table's block, and its output position.
+    after: Option<(usize, [usize; 3])>,
     /// Bytes past the largest offset that a tap's words fit in (0 before `check`).
     reach: usize,
 }
