@@ -232,22 +232,40 @@ impl<E: Epilogue> Job<'_, E> {
             let largest = pixel.iter().max().map_or(0, |&p| p + last);
             table.check(cl, largest);
         } else {
+            // Near the padding: each pixel's words at `lin + tap offset` where the tap
+            // lands inside the input along every axis (kernel indices `lo..hi`), else
+            // the zero point's. Wrapping: with a large dilation a tap's offset can lie
+            // far past the input, and no pixel then reads it.
+            let lin: [isize; MR] = std::array::from_fn(|r| {
+                let [t0, t1, t2] = origin[r];
+                (base as isize).wrapping_add(
+                    t0.wrapping_mul(ih as isize)
+                        .wrapping_add(t1)
+                        .wrapping_mul(iw as isize)
+                        .wrapping_add(t2)
+                        .wrapping_mul(word as isize),
+                )
+            });
+            let ranges: [[(usize, usize); MR]; 3] = std::array::from_fn(|d| {
+                std::array::from_fn(|r| {
+                    if r < live {
+                        inside_taps(origin[r][d], s.input[d], s.kernel[d], s.dilation[d])
+                    } else {
+                        (0, 0)
+                    }
+                })
+            });
             let [kd, kh, kw] = s.kernel;
+            let within =
+                |d: usize, r: usize, k: usize| (ranges[d][r].0..ranges[d][r].1).contains(&k);
             let mut t = 0;
             for a in 0..kd {
                 for c in 0..kh {
                     for e in 0..kw {
-                        let offset = [a * s.dilation[0], c * s.dilation[1], e * s.dilation[2]];
+                        let tap = table.taps[t] as isize;
                         rows[t] = std::array::from_fn(|r| {
-                            let t: [isize; 3] = std::array::from_fn(|d| {
-                                origin[r][d].wrapping_add(offset[d] as isize)
-                            });
-                            let inside = r < live
-                                && (0..3).all(|d| (0..s.input[d] as isize).contains(&t[d]));
-                            if inside {
-                                let position =
-                                    (t[0] as usize * ih + t[1] as usize) * iw + t[2] as usize;
-                                base + position * word
+                            if within(0, r, a) && within(1, r, c) && within(2, r, e) {
+                                lin[r].wrapping_add(tap) as usize
                             } else {
                                 pad
                             }
@@ -271,14 +289,35 @@ impl<E: Epilogue> Job<'_, E> {
         for a in 0..kd {
             for c in 0..kh {
                 for e in 0..kw {
-                    let position =
-                        (a * s.dilation[0] * ih + c * s.dilation[1]) * iw + e * s.dilation[2];
-                    taps.push(position * word);
+                    // Wrapping: see the border case of `tap_table`.
+                    let position = (a.wrapping_mul(s.dilation[0]).wrapping_mul(ih))
+                        .wrapping_add(c.wrapping_mul(s.dilation[1]))
+                        .wrapping_mul(iw)
+                        .wrapping_add(e.wrapping_mul(s.dilation[2]));
+                    taps.push(position.wrapping_mul(word));
                 }
             }
         }
         taps
     }
+}
+
+/// The kernel indices `lo..hi` along one axis whose taps land inside the input, for a
+/// window starting at `origin` (negative in the padding) over `input` positions.
+fn inside_taps(origin: isize, input: usize, kernel: usize, dilation: usize) -> (usize, usize) {
+    let Ok(last) = usize::try_from(input as isize - 1 - origin) else {
+        return (0, 0);
+    };
+    if dilation == 0 {
+        return if origin >= 0 { (0, kernel) } else { (0, 0) };
+    }
+    let lo = if origin >= 0 {
+        0
+    } else {
+        origin.unsigned_abs().div_ceil(dilation)
+    };
+    let hi = (last / dilation + 1).min(kernel);
+    (lo, hi.max(lo))
 }
 
 /// Per kernel tap, the byte offset in the channels-last input of each pixel's words,
