@@ -261,3 +261,47 @@ func.func @pad_with_zero_point(%arg0: !torch.vtensor<[1,4],f32>) -> (!torch.vten
   %pf = "torch.aten.constant_pad_nd"(%x, %pads, %f0) : (!torch.vtensor<[1,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,6],f32>
   return %y, %y3, %ym0, %pf : !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],!torch.quint8>, !torch.vtensor<[1,6],f32>
 }
+
+// -----
+
+// MaxPool with auto_pad SAME in a QDQ model: the floats are padded with -inf, which no
+// code dequantizes to. Feeding only max pools quantized again with q's parameters, the
+// pad moves the integers padded with the lowest code (0 for uint8): it loses every
+// max to the window's elements, and a window wholly in the padding quantizes to it
+// either way. A pool quantized with other parameters keeps its pad on the floats.
+// CHECK-LABEL: func.func @max_pool_pad_with_lowest_code(
+// CHECK: %[[Q:.+]] = "torch.aten.quantize_per_tensor"(%arg0,
+// CHECK: %[[X:.+]] = "torch.aten.dequantize.self"(%[[Q]])
+// CHECK: %[[I:.+]] = "torch.aten.int_repr"(%[[Q]])
+// CHECK: %[[LOW:.+]] = "torch.constant.int"() {value = 0 : i64}
+// CHECK: %[[P:.+]] = "torch.aten.constant_pad_nd"(%[[I]], %{{.+}}, %[[LOW]]) {{.+}} -> !torch.vtensor<[1,1,5,5],ui8>
+// CHECK: %[[M:.+]] = "torch.aten._make_per_tensor_quantized_tensor"(%[[P]],
+// CHECK: %[[D:.+]] = "torch.aten.dequantize.self"(%[[M]])
+// CHECK: %[[POOL:.+]] = "torch.aten.max_pool2d"(%[[D]],
+// CHECK: "torch.aten.quantize_per_tensor"(%[[POOL]],
+// CHECK: %[[PF:.+]] = "torch.aten.constant_pad_nd"(%[[X]], {{.+}} -> !torch.vtensor<[1,1,5,5],f32>
+// CHECK: "torch.aten.max_pool2d"(%[[PF]],
+func.func @max_pool_pad_with_lowest_code(%arg0: !torch.vtensor<[1,1,4,4],f32>) -> (!torch.vtensor<[1,1,2,2],!torch.quint8>, !torch.vtensor<[1,1,2,2],!torch.quint8>) {
+  %s = "torch.constant.float"() {value = 2.500000e-01 : f64} : () -> !torch.float
+  %s2 = "torch.constant.float"() {value = 5.000000e-01 : f64} : () -> !torch.float
+  %z = "torch.constant.int"() {value = 128 : i64} : () -> !torch.int
+  %dt = "torch.constant.int"() {value = 13 : i64} : () -> !torch.int
+  %zero = "torch.constant.int"() {value = 0 : i64} : () -> !torch.int
+  %one = "torch.constant.int"() {value = 1 : i64} : () -> !torch.int
+  %two = "torch.constant.int"() {value = 2 : i64} : () -> !torch.int
+  %false = "torch.constant.bool"() {value = false} : () -> !torch.bool
+  %ninf = "torch.constant.float"() {value = 0xFFF0000000000000 : f64} : () -> !torch.float
+  %pads = "torch.prim.ListConstruct"(%zero, %one, %zero, %one) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %k = "torch.prim.ListConstruct"(%two, %two) : (!torch.int, !torch.int) -> !torch.list<int>
+  %no = "torch.prim.ListConstruct"(%zero, %zero) : (!torch.int, !torch.int) -> !torch.list<int>
+  %d = "torch.prim.ListConstruct"(%one, %one) : (!torch.int, !torch.int) -> !torch.list<int>
+  %q = "torch.aten.quantize_per_tensor"(%arg0, %s, %z, %dt) : (!torch.vtensor<[1,1,4,4],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,4,4],!torch.quint8>
+  %x = "torch.aten.dequantize.self"(%q) : (!torch.vtensor<[1,1,4,4],!torch.quint8>) -> !torch.vtensor<[1,1,4,4],f32>
+  %p = "torch.aten.constant_pad_nd"(%x, %pads, %ninf) : (!torch.vtensor<[1,1,4,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,1,5,5],f32>
+  %m = "torch.aten.max_pool2d"(%p, %k, %k, %no, %d, %false) : (!torch.vtensor<[1,1,5,5],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,1,2,2],f32>
+  %y = "torch.aten.quantize_per_tensor"(%m, %s, %z, %dt) : (!torch.vtensor<[1,1,2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.quint8>
+  %p2 = "torch.aten.constant_pad_nd"(%x, %pads, %ninf) : (!torch.vtensor<[1,1,4,4],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[1,1,5,5],f32>
+  %m2 = "torch.aten.max_pool2d"(%p2, %k, %k, %no, %d, %false) : (!torch.vtensor<[1,1,5,5],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,1,2,2],f32>
+  %y2 = "torch.aten.quantize_per_tensor"(%m2, %s2, %z, %dt) : (!torch.vtensor<[1,1,2,2],f32>, !torch.float, !torch.int, !torch.int) -> !torch.vtensor<[1,1,2,2],!torch.quint8>
+  return %y, %y2 : !torch.vtensor<[1,1,2,2],!torch.quint8>, !torch.vtensor<[1,1,2,2],!torch.quint8>
+}

@@ -213,16 +213,21 @@ fn sink_pad<'c: 'a, 'a>(
     let Some((q, params)) = pad.operand(0).ok().and_then(dequantized_per_tensor) else {
         return Ok(None);
     };
-    // Only the QDQ Pad (every use a quantize): a pad feeding a pool is what
-    // `avg_pool` fuses into one kernel with ONNX Runtime's rounding.
+    // Only the QDQ Pad (every use a quantize), or the pad of a MaxPool whose result is
+    // quantized again with q's parameters (auto_pad SAME in a QDQ model, padded with
+    // -inf): a pad feeding an average pool is what `avg_pool` fuses into one kernel
+    // with ONNX Runtime's rounding.
     let Ok(result) = pad.result(0) else {
         return Ok(None);
     };
     let users = super::elementwise::users_after(pad, result.into());
+    let quantized_max = |u: OperationRef| requantized_max_pool(u, q, &params);
+    let max_pools = !users.is_empty() && users.iter().all(|&u| quantized_max(u));
     if users.is_empty()
-        || users
-            .iter()
-            .any(|&u| op_name(u) != "torch.aten.quantize_per_tensor")
+        || !max_pools
+            && users
+                .iter()
+                .any(|&u| op_name(u) != "torch.aten.quantize_per_tensor")
     {
         return Ok(None);
     }
@@ -243,8 +248,16 @@ fn sink_pad<'c: 'a, 'a>(
         return Ok(None);
     };
     let storage = quantized.storage();
-    let Some(code) = code_of(fill as f32, scale as f32, zero, storage) else {
-        return Ok(None);
+    let code = match code_of(fill as f32, scale as f32, zero, storage) {
+        Some(code) => code,
+        // A fill below every code's value loses every max to the window's elements;
+        // a window wholly in the padding yields the fill, which the quantize clamps to
+        // the lowest code, as it keeps the lowest code itself.
+        None if max_pools => match lowest_code_below(fill as f32, scale as f32, zero, storage) {
+            Some(code) => code,
+            None => return Ok(None),
+        },
+        None => return Ok(None),
     };
     rewriter.as_rewriter_base().set_insertion_point_before(pad);
     let b = TorchBuilder::new(context, rewriter.as_rewriter_base(), pad.location());
@@ -279,6 +292,35 @@ fn code_of(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
     let code = (fill / scale).round() as i64 + zero;
     let exact = ((code - zero) as f32 * scale).to_bits() == fill.to_bits();
     ((low..=high).contains(&code) && exact).then_some(code)
+}
+
+/// The lowest code of `storage` when `fill` is at most what it dequantizes to (-inf
+/// included; NaN is not).
+fn lowest_code_below(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
+    let low = match storage {
+        DType::U8 => 0,
+        DType::I8 => -128,
+        _ => return None,
+    };
+    let least = (low - zero) as f32 * scale;
+    (scale.is_finite() && scale > 0.0 && fill <= least).then_some(low)
+}
+
+/// Whether `op` is a max pool whose every use quantizes it with `q`'s parameters into
+/// q's type: then it pools q's integers (`max_pool::match_quantized`).
+fn requantized_max_pool(op: OperationRef, q: MlirValue, params: &Dequantized) -> bool {
+    let (Some(_), Ok(result)) = (super::max_pool::spatial_axes(op), op.result(0)) else {
+        return false;
+    };
+    let dtype = |v: MlirValue| TensorType::parse(&v.r#type().to_string()).and_then(|t| t.dtype);
+    let users = super::elementwise::users_after(op, result.into());
+    !users.is_empty()
+        && users.iter().all(|&u| {
+            op_name(u) == "torch.aten.quantize_per_tensor"
+                && u.operand(1).is_ok_and(|s| same_value(params.scale, s))
+                && u.operand(2).is_ok_and(|z| same_value(params.zero_point, z))
+                && u.result(0).is_ok_and(|r| dtype(r.into()) == dtype(q))
+        })
 }
 
 /// `quantize_per_tensor(x, s, z, dtype)` for a quantize of a ReLU or clamp of x that
