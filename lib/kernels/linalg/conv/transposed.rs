@@ -42,7 +42,7 @@ pub(super) fn convolve(
     if total == 0 || in_block == 0 {
         return Some(out);
     }
-    let scatter = scatter(g)?;
+    let kernel_coordinates = kernel_coordinates(&g.kernel);
     let blocks = g.batch * g.groups;
     let threads = if blocks >= 2 * rayon::current_num_threads() {
         Threads::One
@@ -77,11 +77,9 @@ pub(super) fn convolve(
             return false;
         }
         let channel = |(oc, y): (usize, &mut [f32])| {
-            for (tap, pairs) in scatter.iter().enumerate() {
+            for (tap, kernel) in kernel_coordinates.iter().enumerate() {
                 let row = &products[(oc * taps + tap) * in_block..][..in_block];
-                for &(i, o) in pairs {
-                    y[o as usize] += row[i as usize];
-                }
+                add_tap(g, kernel, row, y);
             }
         };
         match threads {
@@ -120,45 +118,74 @@ pub(super) fn convolve(
     Some(out)
 }
 
-/// Per kernel tap (row-major), the (input position, output position) pairs it joins,
-/// input positions ascending; `None` past u32 positions.
-fn scatter(g: &Geometry) -> Option<Vec<Vec<(u32, u32)>>> {
+/// Each kernel tap's coordinates, taps in row-major order (last axis fastest).
+fn kernel_coordinates(kernel: &[usize]) -> Vec<Vec<usize>> {
+    let taps: usize = kernel.iter().product();
+    (0..taps)
+        .map(|tap| {
+            let mut coords = vec![0usize; kernel.len()];
+            let mut t = tap;
+            for i in (0..kernel.len()).rev() {
+                coords[i] = t % kernel[i];
+                t /= kernel[i];
+            }
+            coords
+        })
+        .collect()
+}
+
+/// Adds one tap's products `row` (one per input position) to the output plane `y`:
+/// input position `c` lands on `c·stride - padding + tap·dilation` per axis, where
+/// that lies inside the output. Walked a row of the last axis at a time, whose
+/// inside positions form one strided run (a table of position pairs per tap, built
+/// each call, cost more than the product: PP-OCR's 2x2 stride-2 upsampling).
+fn add_tap(g: &Geometry, kernel: &[usize], row: &[f32], y: &mut [f32]) {
     let rank = g.output.len();
-    let in_block: usize = g.input.iter().product();
-    let taps: usize = g.kernel.iter().product();
-    let out_block: usize = g.output.iter().product();
-    u32::try_from(in_block.max(out_block)).ok()?;
-    let mut all = Vec::with_capacity(taps);
-    for tap in 0..taps {
-        // The tap's kernel coordinates, last axis fastest.
-        let mut kernel = vec![0usize; rank];
-        let mut t = tap;
-        for i in (0..rank).rev() {
-            kernel[i] = t % g.kernel[i];
-            t /= g.kernel[i];
-        }
-        let mut pairs = Vec::new();
-        let mut coord = vec![0usize; rank];
-        for i_flat in 0..in_block {
-            let mut o_flat = Some(0usize);
-            for i in 0..rank {
-                let o = (coord[i] * g.stride[i] + kernel[i] * g.dilation[i])
-                    .checked_sub(g.padding[i])
-                    .filter(|&o| o < g.output[i]);
-                o_flat = o_flat.zip(o).map(|(flat, o)| flat * g.output[i] + o);
-            }
-            if let Some(o) = o_flat {
-                pairs.push((i_flat as u32, o as u32));
-            }
-            for i in (0..rank).rev() {
-                coord[i] += 1;
-                if coord[i] < g.input[i] {
-                    break;
-                }
-                coord[i] = 0;
-            }
-        }
-        all.push(pairs);
+    let last = rank - 1;
+    let (width, out_width) = (g.input[last], g.output[last]);
+    if width == 0 || out_width == 0 {
+        return;
     }
-    Some(all)
+    // Along the last axis: x lands on x·stride + shift, inside for x in lo..hi.
+    let stride = g.stride[last];
+    let shift = (kernel[last] * g.dilation[last]) as isize - g.padding[last] as isize;
+    let lo = if shift >= 0 {
+        0
+    } else {
+        shift.unsigned_abs().div_ceil(stride)
+    };
+    let reach = out_width as isize - 1 - shift;
+    let hi = if reach < 0 {
+        0
+    } else {
+        (reach as usize / stride + 1).min(width)
+    };
+    if lo >= hi {
+        return;
+    }
+    // The other axes: each input row's output row, or none when it falls outside.
+    let mut coord = vec![0usize; last];
+    for input_row in row.chunks_exact(width) {
+        let mut out_row = Some(0usize);
+        for i in 0..last {
+            let o = (coord[i] * g.stride[i] + kernel[i] * g.dilation[i])
+                .checked_sub(g.padding[i])
+                .filter(|&o| o < g.output[i]);
+            out_row = out_row.zip(o).map(|(flat, o)| flat * g.output[i] + o);
+        }
+        if let Some(r) = out_row {
+            let out = &mut y[r * out_width..][..out_width];
+            let first = (lo * stride) as isize + shift;
+            for (x, &v) in input_row[lo..hi].iter().enumerate() {
+                out[first as usize + x * stride] += v;
+            }
+        }
+        for i in (0..last).rev() {
+            coord[i] += 1;
+            if coord[i] < g.input[i] {
+                break;
+            }
+            coord[i] = 0;
+        }
+    }
 }
