@@ -673,15 +673,21 @@ mod tests {
             let mut ws = vec![cin_g * groups, cout_g];
             let (mut stride, mut padding, mut dilation, mut extra) =
                 (vec![], vec![], vec![], vec![]);
-            for _ in 0..rank {
-                let (k, st, d) = (1 + rng.below(3), 1 + rng.below(3), 1 + rng.below(2));
-                let p = rng.below((d * (k - 1)) / 2 + 1);
+            for axis in 0..rank {
+                let (mut k, mut st, mut d) = (1 + rng.below(3), 1 + rng.below(3), 1 + rng.below(2));
+                let mut p = rng.below((d * (k - 1)) / 2 + 1);
+                let mut e = rng.below(st);
+                if axis == rank - 1 && case % 4 == 3 {
+                    // A last axis the taps tile (the interleaved path): 2x2 or 3x3
+                    // stride-equal upsampling.
+                    (k, st, d, p, e) = (2 + case / 4 % 2, 2 + case / 4 % 2, 1, 0, 0);
+                }
                 xs.push(1 + rng.below(5));
                 ws.push(k);
                 stride.push(st as i64);
                 padding.push(p as i64);
                 dilation.push(d as i64);
-                extra.push(rng.below(st) as i64);
+                extra.push(e as i64);
             }
             let x = rng.values(xs.iter().product());
             let w = rng.values(ws.iter().product());

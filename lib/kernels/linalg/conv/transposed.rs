@@ -43,6 +43,7 @@ pub(super) fn convolve(
         return Some(out);
     }
     let kernel_coordinates = kernel_coordinates(&g.kernel);
+    let interleaved = interleaves(g);
     let blocks = g.batch * g.groups;
     let threads = if blocks >= 2 * rayon::current_num_threads() {
         Threads::One
@@ -77,9 +78,18 @@ pub(super) fn convolve(
             return false;
         }
         let channel = |(oc, y): (usize, &mut [f32])| {
-            for (tap, kernel) in kernel_coordinates.iter().enumerate() {
-                let row = &products[(oc * taps + tap) * in_block..][..in_block];
-                add_tap(g, kernel, row, y);
+            let row = |tap: usize| &products[(oc * taps + tap) * in_block..][..in_block];
+            if interleaved {
+                // The taps along the last axis, in order, land side by side.
+                let kw = g.kernel[g.kernel.len() - 1];
+                for first in (0..taps).step_by(kw) {
+                    let rows: Vec<&[f32]> = (first..first + kw).map(row).collect();
+                    add_interleaved(g, &kernel_coordinates[first], &rows, y);
+                }
+            } else {
+                for (tap, kernel) in kernel_coordinates.iter().enumerate() {
+                    add_tap(g, kernel, row(tap), y);
+                }
             }
         };
         match threads {
@@ -134,6 +144,76 @@ fn kernel_coordinates(kernel: &[usize]) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// Whether the taps along the last axis tile it: stride equal to the kernel, no
+/// dilation or padding, and an output of exactly `input · stride` (the 2x2 stride-2
+/// upsampling of detection and segmentation heads). Then each output element of a
+/// row takes one of those taps, and `add_interleaved` adds them in one pass.
+fn interleaves(g: &Geometry) -> bool {
+    let last = g.output.len() - 1;
+    let k = g.kernel[last];
+    k > 1
+        && g.stride[last] == k
+        && g.dilation[last] == 1
+        && g.padding[last] == 0
+        && g.input[last].checked_mul(k) == Some(g.output[last])
+}
+
+/// `add_tap` of the `rows` of the taps `kernel`, `kernel + 1`, … along the last axis
+/// (`interleaves`): output column `x · k + j` of a row adds `rows[j][x]`, so each
+/// element still adds its taps in kernel order, over contiguous output.
+fn add_interleaved(g: &Geometry, kernel: &[usize], rows: &[&[f32]], y: &mut [f32]) {
+    let last = g.output.len() - 1;
+    let (width, out_width, k) = (g.input[last], g.output[last], rows.len());
+    if width == 0 {
+        return;
+    }
+    let mut coord = vec![0usize; last];
+    for r in 0..rows[0].len() / width {
+        if let Some(o) = output_row(g, kernel, &coord) {
+            let out = &mut y[o * out_width..][..out_width];
+            let input = |j: usize| &rows[j][r * width..][..width];
+            if k == 2 {
+                for ((pair, &u), &v) in out.chunks_exact_mut(2).zip(input(0)).zip(input(1)) {
+                    pair[0] += u;
+                    pair[1] += v;
+                }
+            } else {
+                // Each element takes one of these taps, so the order of j is free.
+                for j in 0..k {
+                    for (x, &v) in input(j).iter().enumerate() {
+                        out[x * k + j] += v;
+                    }
+                }
+            }
+        }
+        next_row(g, &mut coord);
+    }
+}
+
+/// The output row (flat over every axis but the last) where input row `coord` lands
+/// for tap `kernel`, or `None` outside the output.
+fn output_row(g: &Geometry, kernel: &[usize], coord: &[usize]) -> Option<usize> {
+    let mut out_row = Some(0usize);
+    for (i, &c) in coord.iter().enumerate() {
+        let o = (c * g.stride[i] + kernel[i] * g.dilation[i])
+            .checked_sub(g.padding[i])
+            .filter(|&o| o < g.output[i]);
+        out_row = out_row.zip(o).map(|(flat, o)| flat * g.output[i] + o);
+    }
+    out_row
+}
+
+/// `coord` (every input axis but the last) moved on to the next input row.
+fn next_row(g: &Geometry, coord: &mut [usize]) {
+    for i in (0..coord.len()).rev() {
+        coord[i] += 1;
+        if coord[i] < g.input[i] {
+            break;
+        }
+        coord[i] = 0;
+    }
+}
+
 /// Adds one tap's products `row` (one per input position) to the output plane `y`:
 /// input position `c` lands on `c·stride - padding + tap·dilation` per axis, where
 /// that lies inside the output. Walked a row of the last axis at a time, whose
@@ -166,26 +246,13 @@ fn add_tap(g: &Geometry, kernel: &[usize], row: &[f32], y: &mut [f32]) {
     // The other axes: each input row's output row, or none when it falls outside.
     let mut coord = vec![0usize; last];
     for input_row in row.chunks_exact(width) {
-        let mut out_row = Some(0usize);
-        for i in 0..last {
-            let o = (coord[i] * g.stride[i] + kernel[i] * g.dilation[i])
-                .checked_sub(g.padding[i])
-                .filter(|&o| o < g.output[i]);
-            out_row = out_row.zip(o).map(|(flat, o)| flat * g.output[i] + o);
-        }
-        if let Some(r) = out_row {
+        if let Some(r) = output_row(g, kernel, &coord) {
             let out = &mut y[r * out_width..][..out_width];
             let first = (lo * stride) as isize + shift;
             for (x, &v) in input_row[lo..hi].iter().enumerate() {
                 out[first as usize + x * stride] += v;
             }
         }
-        for i in (0..last).rev() {
-            coord[i] += 1;
-            if coord[i] < g.input[i] {
-                break;
-            }
-            coord[i] = 0;
-        }
+        next_row(g, &mut coord);
     }
 }
