@@ -1,10 +1,12 @@
 //! Pools over the last 1 to 3 dimensions, with torch's window arithmetic: max pools
 //! (dilation, padding that never wins, NaN propagating), average pools
 //! (`count_include_pad`, `divisor_override`), both with `ceil_mode`, and adaptive
-//! average pools. Values are read into f64; an average sums its window in f64 and
-//! rounds once, to the element type, after the division (a sum rounded to f32 after
-//! every addition drifts by up to n·2⁻²⁴ over a large window, and ran one long
-//! dependency chain).
+//! average pools. Values are read into f64; an average accumulates rounding to the
+//! element type after every addition, as a sum in that type does (ONNX Runtime's
+//! pools sum a window so, and QLinearAveragePool's bytes depend on it), except an f32
+//! window that is a whole plane (a global pool): that sums in f64 lanes and rounds
+//! once, faster than one long chain of f32 additions and without its drift of up to
+//! n ulps.
 
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -524,29 +526,16 @@ fn max_of<T: Copy + PartialOrd>(plane: &[T], taps: &[usize], low: T) -> T {
     m
 }
 
-/// The f32 average of `plane` at `taps`: their f64 sum divided in f64, rounded once.
+/// The f32 average of `plane` at `taps`: the sum rounded to f32 after each addition and
+/// the quotient rounded once, as the f64 domain at f32 precision computes them (one
+/// correctly rounded step each time, so f32 arithmetic gives the same numbers); a
+/// window of the whole plane (taps ascending and distinct) sums in f64 lanes instead.
 fn average_f32(plane: &[f32], taps: &[usize], divisor: f64) -> f32 {
-    (tap_sum(plane, taps) / divisor) as f32
-}
-
-/// The f64 sum of `plane` at `taps` (ascending, distinct): a window that is one run
-/// (a global pool, a window in a row) in eight lanes, others in four chains.
-fn tap_sum(plane: &[f32], taps: &[usize]) -> f64 {
-    if let (Some(&first), Some(&last)) = (taps.first(), taps.last())
-        && last.checked_sub(first) == Some(taps.len() - 1)
-    {
-        return super::row_reduce::sum_f64(&plane[first..=last]);
+    if !plane.is_empty() && taps.len() == plane.len() {
+        return (super::row_reduce::sum_f64(plane) / divisor) as f32;
     }
-    let mut chains = [0.0f64; 4];
-    let quads = taps.chunks_exact(4);
-    let tail = quads.remainder();
-    for quad in quads {
-        for (sum, &t) in chains.iter_mut().zip(quad) {
-            *sum += f64::from(plane[t]);
-        }
-    }
-    let sum = (chains[0] + chains[1]) + (chains[2] + chains[3]);
-    tail.iter().fold(sum, |s, &t| s + f64::from(plane[t]))
+    let sum = taps.iter().fold(0.0f32, |acc, &t| acc + plane[t]);
+    sum / divisor as f32
 }
 
 /// `avg_poolNd(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -581,8 +570,8 @@ fn avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
         return args::ret(c, Tensor::new(windows.shape(), Data::F32(values))?);
     }
     let values = windows.apply(&x.data.to_f64(), |plane, taps, padded_size| {
-        let sum: f64 = taps.iter().map(|&t| plane[t]).sum();
-        prec.round(sum / divisor_of(taps, padded_size))
+        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
+        prec.round(sum / prec.round(divisor_of(taps, padded_size)))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
@@ -639,8 +628,8 @@ fn adaptive_avg_pool(c: &Call, n: usize) -> Result<Vec<Value>> {
     }
     let prec = Prec(dtype);
     let values = windows.apply(&x.data.to_f64(), |plane, taps, _| {
-        let sum: f64 = taps.iter().map(|&t| plane[t]).sum();
-        prec.round(sum / taps.len() as f64)
+        let sum = taps.iter().fold(0.0, |acc, &t| prec.round(acc + plane[t]));
+        prec.round(sum / prec.round(taps.len() as f64))
     })?;
     args::ret(c, Tensor::new(windows.shape(), from_f64(dtype, &values))?)
 }
@@ -839,9 +828,9 @@ mod tests {
     }
 
     /// The f32 paths of the max and average pools against the f64 formulas, on a pool
-    /// big enough to be split over threads: the max bit for bit; the average (an f64
-    /// sum, one rounded quotient) within one f32 ulp of the in-order f64 sum's, since
-    /// the f64 sum's order moves only its last bits.
+    /// big enough to be split over threads: the max bit for bit; the global average (an
+    /// f64 sum, one rounded quotient) within one f32 ulp of the in-order f64 sum's,
+    /// since the f64 sum's order moves only its last bits.
     #[test]
     fn f32_pools_are_bit_identical_to_the_f64_formulas() {
         let (planes, h, w) = (40, 17, 23);
