@@ -11,3 +11,4 @@ pub mod qgemm;
 pub mod qmatmul;
 pub mod qparams;
 pub mod sgemm;
+mod strided;

@@ -11,6 +11,7 @@
 use rayon::prelude::*;
 
 use super::super::sgemm::{self, Matrix, Threads};
+use super::super::strided::inside;
 use super::Geometry;
 
 /// The output of a transposed convolution `g` of `x` by `w` (laid out `[c_in,
@@ -220,37 +221,24 @@ fn next_row(g: &Geometry, coord: &mut [usize]) {
 /// inside positions form one strided run (a table of position pairs per tap, built
 /// each call, cost more than the product: PP-OCR's 2x2 stride-2 upsampling).
 fn add_tap(g: &Geometry, kernel: &[usize], row: &[f32], y: &mut [f32]) {
-    let rank = g.output.len();
-    let last = rank - 1;
+    let last = g.output.len() - 1;
     let (width, out_width) = (g.input[last], g.output[last]);
-    if width == 0 || out_width == 0 {
-        return;
-    }
-    // Along the last axis: x lands on x·stride + shift, inside for x in lo..hi.
+    // Along the last axis: x lands on x·stride + shift, inside for x in lo..hi (none
+    // when either row is empty).
     let stride = g.stride[last];
     let shift = (kernel[last] * g.dilation[last]) as isize - g.padding[last] as isize;
-    let lo = if shift >= 0 {
-        0
-    } else {
-        shift.unsigned_abs().div_ceil(stride)
-    };
-    let reach = out_width as isize - 1 - shift;
-    let hi = if reach < 0 {
-        0
-    } else {
-        (reach as usize / stride + 1).min(width)
-    };
+    let (lo, hi) = inside(shift, stride, out_width, width);
     if lo >= hi {
         return;
     }
+    let first = ((lo * stride) as isize + shift) as usize;
     // The other axes: each input row's output row, or none when it falls outside.
     let mut coord = vec![0usize; last];
     for input_row in row.chunks_exact(width) {
         if let Some(r) = output_row(g, kernel, &coord) {
             let out = &mut y[r * out_width..][..out_width];
-            let first = (lo * stride) as isize + shift;
             for (x, &v) in input_row[lo..hi].iter().enumerate() {
-                out[first as usize + x * stride] += v;
+                out[first + x * stride] += v;
             }
         }
         next_row(g, &mut coord);

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use super::super::qgemm::requant;
 use super::super::qgemm::{self, NR};
+use super::super::strided::inside;
 use super::Job;
 use super::gemm::Target;
 use super::geometry::Shape;
@@ -256,20 +257,6 @@ impl<E: super::super::qgemm::requant::Epilogue> Job<'_, E> {
             }
         }
     }
-}
-
-/// The output columns `x` (below `outputs`) whose input column `x·stride + offset`
-/// lies in `0..width`: one range, computed once per tap so runs need no division.
-fn inside(offset: isize, stride: usize, width: usize, outputs: usize) -> (usize, usize) {
-    let (s, last) = (stride as isize, width as isize - 1);
-    let lo = ((-offset).max(0) + s - 1) / s;
-    let hi = if last >= offset {
-        (last - offset) / s + 1
-    } else {
-        0
-    };
-    let hi = (hi.max(0) as usize).min(outputs);
-    ((lo as usize).min(hi), hi)
 }
 
 /// One tap's bytes for a run of output pixels starting at output column `x0` of an

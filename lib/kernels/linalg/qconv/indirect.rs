@@ -19,6 +19,7 @@ use super::super::qdriver::SharedOut;
 use super::super::qgemm::Sums;
 use super::super::qgemm::requant::{ColTerms, Epilogue, RowTerms};
 use super::super::qgemm::{self, MR, NR};
+use super::super::strided::inside;
 use super::Job;
 use super::channels_last::ChannelsLast;
 use crate::kernels::isa::Isa;
@@ -249,7 +250,8 @@ impl<E: Epilogue> Job<'_, E> {
             let ranges: [[(usize, usize); MR]; 3] = std::array::from_fn(|d| {
                 std::array::from_fn(|r| {
                     if r < live {
-                        inside_taps(origin[r][d], s.input[d], s.kernel[d], s.dilation[d])
+                        // The kernel indices whose taps land inside the input.
+                        inside(origin[r][d], s.dilation[d], s.input[d], s.kernel[d])
                     } else {
                         (0, 0)
                     }
@@ -302,30 +304,12 @@ impl<E: Epilogue> Job<'_, E> {
     }
 }
 
-/// The kernel indices `lo..hi` along one axis whose taps land inside the input, for a
-/// window starting at `origin` (negative in the padding) over `input` positions.
-fn inside_taps(origin: isize, input: usize, kernel: usize, dilation: usize) -> (usize, usize) {
-    let Ok(last) = usize::try_from(input as isize - 1 - origin) else {
-        return (0, 0);
-    };
-    if dilation == 0 {
-        return if origin >= 0 { (0, kernel) } else { (0, 0) };
-    }
-    let lo = if origin >= 0 {
-        0
-    } else {
-        origin.unsigned_abs().div_ceil(dilation)
-    };
-    let hi = (last / dilation + 1).min(kernel);
-    (lo, hi.max(lo))
-}
-
 /// Per kernel tap, the byte offset in the channels-last input of each pixel's words,
 /// checked against the input once per block rather than per tile.
 #[derive(Default)]
 struct TapTable {
     rows: Vec<[usize; MR]>,
-    /// Each tap's offset from its window's origin (`tap_offsets`), found once a call.
+    /// Each tap's offset from its window's origin (`tap_offsets`), found once a task.
     taps: Vec<usize>,
     /// The first pixel after the last table's block, and its output position.
     after: Option<(usize, [usize; 3])>,
