@@ -66,8 +66,6 @@ impl<T> SharedOut<T> {
         }
     }
 
-    /// The `n` bytes at `at` as a slice.
-    ///
     /// Elements in the buffer.
     pub fn len(&self) -> usize {
         self.len
@@ -86,6 +84,8 @@ impl<T> SharedOut<T> {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), n) }
     }
 
+    /// The `n` bytes at `at` as a slice.
+    ///
     /// # Safety
     /// No other worker touches these bytes while the slice lives.
     #[allow(clippy::mut_from_ref)]
