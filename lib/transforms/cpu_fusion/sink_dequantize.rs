@@ -221,14 +221,11 @@ fn sink_pad<'c: 'a, 'a>(
         return Ok(None);
     };
     let users = super::elementwise::users_after(pad, result.into());
-    let quantized_max = |u: OperationRef| requantized_max_pool(u, q, &params);
-    let max_pools = !users.is_empty() && users.iter().all(|&u| quantized_max(u));
-    if users.is_empty()
-        || !max_pools
-            && users
-                .iter()
-                .any(|&u| op_name(u) != "torch.aten.quantize_per_tensor")
-    {
+    let quantizes = users
+        .iter()
+        .all(|&u| op_name(u) == "torch.aten.quantize_per_tensor");
+    let max_pools = users.iter().all(|&u| requantized_max_pool(u, q, &params));
+    if users.is_empty() || !quantizes && !max_pools {
         return Ok(None);
     }
     let Some((moved, float)) = moved_type(pad, q) else {
@@ -281,11 +278,7 @@ fn sink_pad<'c: 'a, 'a>(
 /// The code of `storage` that dequantizes (`(c - zero) as f32 * scale`, as the kernel
 /// does) to exactly `fill`, sign of zero included.
 fn code_of(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
-    let (low, high) = match storage {
-        DType::U8 => (0, 255),
-        DType::I8 => (-128, 127),
-        _ => return None,
-    };
+    let (low, high) = code_range(storage)?;
     if !(scale.is_finite() && scale > 0.0 && fill.is_finite()) {
         return None;
     }
@@ -294,14 +287,19 @@ fn code_of(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
     ((low..=high).contains(&code) && exact).then_some(code)
 }
 
+/// The codes of an 8-bit `storage`, lowest and highest.
+fn code_range(storage: DType) -> Option<(i64, i64)> {
+    match storage {
+        DType::U8 => Some((0, 255)),
+        DType::I8 => Some((-128, 127)),
+        _ => None,
+    }
+}
+
 /// The lowest code of `storage` when `fill` is at most what it dequantizes to (-inf
 /// included; NaN is not).
 fn lowest_code_below(fill: f32, scale: f32, zero: i64, storage: DType) -> Option<i64> {
-    let low = match storage {
-        DType::U8 => 0,
-        DType::I8 => -128,
-        _ => return None,
-    };
+    let (low, _) = code_range(storage)?;
     let least = (low - zero) as f32 * scale;
     (scale.is_finite() && scale > 0.0 && fill <= least).then_some(low)
 }
